@@ -1,0 +1,23 @@
+"""nanstats: IEEE 754 total-order float statistics for Parquet.
+
+>>> import numpy as np, nanstats
+>>> nanstats.summary(np.array([1.0, np.nan, -0.0])).nan_count
+1
+"""
+
+from nanstats.column_index import ColumnIndex, column_index
+from nanstats.errors import NanstatsError, UnsupportedDtypeError
+from nanstats.stats import ColumnStats, EncodedStatistics, page_stats, summary
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "ColumnIndex",
+    "ColumnStats",
+    "EncodedStatistics",
+    "NanstatsError",
+    "UnsupportedDtypeError",
+    "column_index",
+    "page_stats",
+    "summary",
+]

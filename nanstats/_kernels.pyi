@@ -1,0 +1,18 @@
+"""Type stub for the compiled kernels (see _kernels.pyx)."""
+
+import numpy as np
+import numpy.typing as npt
+
+VALIDITY_NONE: int
+VALIDITY_BYTES: int
+VALIDITY_BITMAP: int
+
+def scan(
+    data: npt.NDArray[np.uint16] | npt.NDArray[np.uint32] | npt.NDArray[np.uint64],
+    validity_kind: int,
+    validity: npt.NDArray[np.uint8],
+    bit_offset: int,
+    page_starts: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+    keys: npt.NDArray[np.int64],
+) -> None: ...

@@ -1,0 +1,88 @@
+"""Turn user arrays into the buffers the kernels read, or say why not.
+
+Kernels read native-endian, contiguous bit patterns.  numpy input that is
+already so is read in place (read-only arrays included); big-endian and
+strided input is converted with one copy, so it is never misread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from nanstats import _kernels
+from nanstats.errors import UnsupportedDtypeError
+from nanstats.float_types import BY_ITEMSIZE, FloatType
+
+_NO_VALIDITY = np.zeros(0, dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class KernelInput:
+    """What one kernel call reads: bits, validity and its kind."""
+
+    float_type: FloatType
+    bits: npt.NDArray[np.unsignedinteger]
+    validity_kind: int
+    validity: npt.NDArray[np.uint8]
+    bit_offset: int = 0
+
+    def __len__(self) -> int:
+        return int(self.bits.shape[0])
+
+
+def float_type_of(dtype: np.dtype[np.generic]) -> FloatType:
+    """The FloatType of a numpy float dtype, or UnsupportedDtypeError.
+
+    >>> float_type_of(np.dtype("float32")).physical_type
+    'FLOAT'
+    """
+    if dtype.kind != "f" or dtype.itemsize not in BY_ITEMSIZE:
+        raise UnsupportedDtypeError(
+            f"nanstats handles float16, float32 and float64 values, not {dtype}"
+        )
+    return BY_ITEMSIZE[dtype.itemsize]
+
+
+def from_numpy(values: object, mask: object = None, *, name: str = "values") -> KernelInput:
+    """Kernel input from a numpy float array and an optional bool mask.
+
+    ``mask`` is True where a value is valid (not null).  A
+    ``numpy.ma.MaskedArray`` brings its own mask (True there means masked),
+    which is combined with ``mask``.
+    """
+    if isinstance(values, np.ma.MaskedArray):
+        ma_mask = np.ma.getmaskarray(values)
+        valid = ~ma_mask
+        if mask is not None:
+            valid &= _check_mask(mask, ma_mask.shape)
+        return from_numpy(values.data, valid, name=name)
+    if not isinstance(values, np.ndarray):
+        raise TypeError(
+            f"{name} must be a numpy array of float16/float32/float64, "
+            f"not {type(values).__name__}"
+        )
+    ft = float_type_of(values.dtype)
+    arr = values
+    if not arr.dtype.isnative:
+        # Byte-swap into native order (one copy) rather than misread.
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    # Walk the values in memory order (a view for any contiguous layout; a
+    # copy for strided input) and the mask in the same logical order.
+    order = "F" if arr.ndim > 1 and arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
+    bits = arr.ravel(order=order).view(ft.bits_dtype)
+    if mask is None:
+        return KernelInput(ft, bits, _kernels.VALIDITY_NONE, _NO_VALIDITY)
+    flat_mask = _check_mask(mask, values.shape).ravel(order=order).view(np.uint8)
+    return KernelInput(ft, bits, _kernels.VALIDITY_BYTES, flat_mask)
+
+
+def _check_mask(mask: object, shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+        got = mask.dtype if isinstance(mask, np.ndarray) else type(mask).__name__
+        raise TypeError(f"mask must be a numpy bool array (True = valid), not {got}")
+    if mask.shape != shape:
+        raise ValueError(f"mask has shape {mask.shape}, values have shape {shape}")
+    return mask

@@ -1,0 +1,113 @@
+"""The writing rules of the two float column orders (SPEC.md section 3).
+
+One source of truth: both the footer/page-header ``Statistics`` of a single
+scope and the per-page bounds of a ``ColumnIndex`` come from
+:func:`bounds_to_write`, vectorised over the rows of a StatsTable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from nanstats.stats_table import StatsTable
+
+ColumnOrderName = Literal["ieee754", "type_order"]
+TypeOrderPolicy = Literal["safe", "format_minimum"]
+
+COLUMN_ORDERS: tuple[ColumnOrderName, ...] = ("ieee754", "type_order")
+POLICIES: tuple[TypeOrderPolicy, ...] = ("safe", "format_minimum")
+
+
+def check_order(order: object, policy: object = "safe") -> ColumnOrderName:
+    """Validate a column order name (and a TYPE_ORDER policy)."""
+    if order not in COLUMN_ORDERS:
+        raise ValueError(f"order must be one of {COLUMN_ORDERS}, not {order!r}")
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
+    return order  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, eq=False)
+class Bounds:
+    """Per scope: whether bounds are written, and their bit patterns."""
+
+    present: npt.NDArray[np.bool_]
+    min_bits: npt.NDArray[np.unsignedinteger]
+    max_bits: npt.NDArray[np.unsignedinteger]
+
+
+def bounds_to_write(
+    table: StatsTable, order: ColumnOrderName, policy: TypeOrderPolicy = "safe"
+) -> Bounds:
+    """The min/max a writer puts in each scope's statistics under ``order``.
+
+    ``ieee754``: the totalOrder extremes of the non-NaN values; the NaN
+    extremes when every non-null value is NaN; nothing when all are null.
+
+    ``type_order``: extremes of the non-NaN values with the zero rule (a zero
+    minimum is written -0.0, a zero maximum +0.0).  Policy ``safe`` (the
+    default, as parquet-java writes) writes nothing for a scope holding any
+    NaN; ``format_minimum`` writes nothing only when no non-NaN value exists.
+    """
+    check_order(order, policy)
+    ft = table.float_type
+    has_values = table.value_count > 0
+    has_nan = table.nan_count > 0
+    vmin = ft.keys_to_bits(table.keys[:, 0])
+    vmax = ft.keys_to_bits(table.keys[:, 1])
+    if order == "ieee754":
+        present = has_values | has_nan
+        min_bits = np.where(has_values, vmin, ft.keys_to_bits(table.keys[:, 2]))
+        max_bits = np.where(has_values, vmax, ft.keys_to_bits(table.keys[:, 3]))
+    else:
+        present = has_values & ~has_nan if policy == "safe" else has_values
+        zero_min = (vmin & ft.bits_dtype.type(ft.abs_mask)) == 0
+        zero_max = (vmax & ft.bits_dtype.type(ft.abs_mask)) == 0
+        min_bits = np.where(zero_min, ft.bits_dtype.type(ft.sign_mask), vmin)
+        max_bits = np.where(zero_max, ft.bits_dtype.type(0), vmax)
+    zero = ft.bits_dtype.type(0)
+    return Bounds(
+        present,
+        np.where(present, min_bits, zero).astype(ft.bits_dtype),
+        np.where(present, max_bits, zero).astype(ft.bits_dtype),
+    )
+
+
+def column_index_refusal(
+    table: StatsTable, order: ColumnOrderName, policy: TypeOrderPolicy = "safe"
+) -> str | None:
+    """Why the rules forbid a column index for these pages, or None.
+
+    >>> import numpy as np
+    >>> from nanstats.buffers import from_numpy
+    >>> from nanstats.stats_table import page_starts_for, scan
+    >>> t = scan(from_numpy(np.array([1.0, np.nan])), page_starts_for(2, page_rows=1))
+    >>> column_index_refusal(t, "type_order")
+    'page 1 holds 1 NaN value(s); under TYPE_ORDER no column index is written for a chunk with NaN (policy safe)'
+    >>> column_index_refusal(t, "ieee754") is None
+    True
+    """
+    check_order(order, policy)
+    if order == "ieee754":
+        return None
+    has_nan = table.nan_count > 0
+    if policy == "safe":
+        if has_nan.any():
+            page = int(np.argmax(has_nan))
+            return (
+                f"page {page} holds {int(table.nan_count[page])} NaN value(s); under "
+                "TYPE_ORDER no column index is written for a chunk with NaN (policy safe)"
+            )
+        return None
+    all_nan = has_nan & (table.value_count == 0)
+    if all_nan.any():
+        page = int(np.argmax(all_nan))
+        return (
+            f"page {page} holds only NaN and null values; under TYPE_ORDER such a page "
+            "has no valid bounds, so the chunk gets no column index"
+        )
+    return None

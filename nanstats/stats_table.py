@@ -1,0 +1,134 @@
+"""Columnar statistics of many scopes (pages), straight from one kernel call.
+
+A ``StatsTable`` holds one row per scope as numpy arrays, so that the writing
+rules and the column index work on all pages at once, with no Python loop
+over pages or values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from nanstats import _kernels
+from nanstats.buffers import KernelInput
+from nanstats.float_types import BY_PHYSICAL_TYPE, FloatType
+
+if TYPE_CHECKING:
+    from nanstats.stats import ColumnStats
+
+I64 = npt.NDArray[np.int64]
+KEY_EMPTY_MIN = np.iinfo(np.int64).max
+KEY_EMPTY_MAX = np.iinfo(np.int64).min
+
+
+@dataclass(frozen=True, eq=False)
+class StatsTable:
+    """Statistics of consecutive scopes, one array element per scope.
+
+    ``counts`` columns: num_values, null_count, pos_nan_count, neg_nan_count.
+    ``keys`` columns: min and max totalOrder key of the non-NaN values, then
+    of the NaN values (sentinels where a scope has none).
+    """
+
+    float_type: FloatType
+    counts: I64
+    keys: I64
+
+    def __len__(self) -> int:
+        return int(self.counts.shape[0])
+
+    @property
+    def num_values(self) -> I64:
+        return self.counts[:, 0]
+
+    @property
+    def null_count(self) -> I64:
+        return self.counts[:, 1]
+
+    @property
+    def nan_count(self) -> I64:
+        return self.counts[:, 2] + self.counts[:, 3]
+
+    @property
+    def value_count(self) -> I64:
+        """Non-null, non-NaN values per scope."""
+        return self.counts[:, 0] - self.counts[:, 1] - self.nan_count
+
+    @classmethod
+    def from_stats(cls, stats: Sequence[ColumnStats]) -> StatsTable:
+        """Columnar form of ColumnStats of one physical type."""
+        if not stats:
+            raise ValueError("need at least one ColumnStats")
+        types = {s.physical_type for s in stats}
+        if len(types) != 1:
+            raise ValueError(f"pages of different physical types: {sorted(types)}")
+        ft = BY_PHYSICAL_TYPE[types.pop()]
+        counts = np.array(
+            [(s.num_values, s.null_count, s.pos_nan_count, s.neg_nan_count) for s in stats],
+            dtype=np.int64,
+        ).reshape(-1, 4)
+        empty = (KEY_EMPTY_MIN, KEY_EMPTY_MAX)
+        bits = [
+            (s.value_min_bits, s.value_max_bits, s.nan_min_bits, s.nan_max_bits) for s in stats
+        ]
+        keys = np.empty((len(stats), 4), dtype=np.int64)
+        for col in range(4):
+            present = np.array([b[col] is not None for b in bits])
+            raw = np.array([b[col] or 0 for b in bits], dtype=ft.bits_dtype)
+            keys[:, col] = np.where(present, ft.bits_to_keys(raw), empty[col % 2])
+        return cls(ft, counts, keys)
+
+
+def page_starts_for(
+    n: int, page_rows: int | None = None, page_starts: npt.ArrayLike | None = None
+) -> I64:
+    """Validated page start offsets for ``n`` values.
+
+    >>> page_starts_for(10, page_rows=4).tolist()
+    [0, 4, 8]
+    >>> page_starts_for(0).tolist()
+    [0]
+    """
+    if page_rows is not None and page_starts is not None:
+        raise ValueError("give page_rows or page_starts, not both")
+    if page_rows is not None:
+        if isinstance(page_rows, bool) or not isinstance(page_rows, int | np.integer):
+            raise TypeError(f"page_rows must be an int, not {type(page_rows).__name__}")
+        if page_rows < 1:
+            raise ValueError(f"page_rows must be at least 1, got {page_rows}")
+        return np.arange(0, max(n, 1), int(page_rows), dtype=np.int64)
+    if page_starts is None:
+        return np.zeros(1, dtype=np.int64)
+    starts = np.asarray(page_starts)
+    if starts.ndim != 1 or starts.dtype.kind not in "iu":
+        raise TypeError("page_starts must be a 1-D sequence of integers")
+    starts = starts.astype(np.int64)
+    if starts.size == 0 or starts[0] != 0:
+        raise ValueError("page_starts must start at 0")
+    if (np.diff(starts) <= 0).any():
+        bad = int(np.argmax(np.diff(starts) <= 0)) + 1
+        raise ValueError(
+            f"page_starts must be strictly increasing: page_starts[{bad}] = {starts[bad]} "
+            f"follows {starts[bad - 1]}"
+        )
+    if starts.size > 1 and starts[-1] >= n:
+        raise ValueError(
+            f"page_starts must lie within the {n} values: the last page starts at {starts[-1]}"
+        )
+    return np.ascontiguousarray(starts)
+
+
+def scan(inp: KernelInput, page_starts: I64) -> StatsTable:
+    """One kernel pass: a StatsTable with one row per page."""
+    npages = page_starts.shape[0]
+    counts = np.empty((npages, 4), dtype=np.int64)
+    keys = np.empty((npages, 4), dtype=np.int64)
+    _kernels.scan(
+        inp.bits, inp.validity_kind, inp.validity, inp.bit_offset, page_starts, counts, keys
+    )
+    return StatsTable(inp.float_type, counts, keys)
