@@ -59,6 +59,8 @@ def from_numpy(values: object, mask: object = None, *, name: str = "values") -> 
         if mask is not None:
             valid &= _check_mask(mask, ma_mask.shape)
         return from_numpy(values.data, valid, name=name)
+    if isinstance(values, np.generic):
+        values = np.asarray(values)  # a numpy scalar: a 0-d array of one value
     if not isinstance(values, np.ndarray):
         raise TypeError(
             f"{name} must be a numpy array of float16/float32/float64, "

@@ -128,11 +128,16 @@ def boundary_order(min_keys: npt.NDArray[np.int64], max_keys: npt.NDArray[np.int
     'ASCENDING'
     >>> boundary_order(np.array([2, 1]), np.array([3, 4]))
     'UNORDERED'
+    >>> big = np.iinfo(np.int64)
+    >>> boundary_order(np.array([big.max, big.min]), np.array([big.max, big.min]))
+    'DESCENDING'
     """
-    dmin, dmax = np.diff(min_keys), np.diff(max_keys)
-    if (dmin >= 0).all() and (dmax >= 0).all():
+    # Compare neighbours rather than subtract them: keys span all of int64,
+    # so a difference can overflow.
+    lo0, lo1, hi0, hi1 = min_keys[:-1], min_keys[1:], max_keys[:-1], max_keys[1:]
+    if (lo0 <= lo1).all() and (hi0 <= hi1).all():
         return "ASCENDING"
-    if (dmin <= 0).all() and (dmax <= 0).all():
+    if (lo0 >= lo1).all() and (hi0 >= hi1).all():
         return "DESCENDING"
     return "UNORDERED"
 

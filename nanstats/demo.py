@@ -28,15 +28,21 @@ def sample_column(n: int = 40, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
     >>> values, valid = sample_column(8)
     >>> values.dtype, valid.dtype, len(values)
     (dtype('float64'), dtype('bool'), 8)
+    >>> len(sample_column(0)[0])
+    0
     """
+    if n < 0:
+        raise ValueError(f"sample_column: n must be >= 0, got {n}")
     rng = np.random.default_rng(seed)
     values = np.round(rng.normal(0, 10, n), 2)
     values[3::10] = -0.0
     values[4::10] = 0.0
-    values[25] = np.inf
+    values[5::25] = np.inf
+    values[6::25] = -np.inf
     valid = rng.random(n) > 0.1
     # An all-NaN page (rows 10..19 under 10-row pages) and scattered NaNs.
-    nan_rows = np.r_[np.arange(10, 20), rng.choice(np.arange(20, n), 4, replace=False)]
+    tail = np.arange(20, n)
+    nan_rows = np.r_[np.arange(10, min(20, n)), rng.choice(tail, min(4, tail.size), replace=False)]
     values.view(np.uint64)[nan_rows] = NAN_PATTERNS[np.arange(nan_rows.size) % 4]
     return values, valid
 

@@ -1,0 +1,1 @@
+"""Testing support: the slow oracle and the registry of equivalent compositions."""

@@ -1,0 +1,164 @@
+"""The kernel, bit for bit against the slow oracle, through every validity kind."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import nanstats
+from nanstats import _kernels
+from nanstats.stats import ColumnStats
+from nanstats.stats_table import StatsTable
+from nanstats.testing import oracle
+from tests.strategies import FLOAT_TYPES, Column, columns, special_bits
+
+FIELDS = (
+    "physical_type", "num_values", "null_count", "pos_nan_count", "neg_nan_count",
+    "value_min_bits", "value_max_bits", "nan_min_bits", "nan_max_bits",
+)
+
+
+def as_dict(s: ColumnStats) -> dict:
+    return {f: getattr(s, f) for f in FIELDS}
+
+
+def oracle_pages(col: Column) -> list[dict]:
+    return oracle.page_stats(col.ft.physical_type, col.bits, col.valid, col.page_starts)
+
+
+def kernel_table(col: Column, validity_kind: int, bit_offset: int = 0) -> StatsTable:
+    """Call the kernel directly with the column's validity in the given form."""
+    n = len(col.bits)
+    valid = np.ones(n, bool) if col.valid is None else np.array(col.valid, bool)
+    if validity_kind == _kernels.VALIDITY_NONE:
+        validity = np.zeros(0, np.uint8)
+    elif validity_kind == _kernels.VALIDITY_BYTES:
+        validity = valid.view(np.uint8)
+    else:
+        # An Arrow bitmap whose first value sits at bit `bit_offset`; the
+        # padding bits are set to the opposite of their neighbours so that a
+        # wrong offset shows.
+        padded = np.r_[np.ones(bit_offset, bool), valid, np.zeros(5, bool)]
+        validity = np.packbits(padded, bitorder="little")
+    starts = np.array(col.page_starts, np.int64)
+    counts = np.full((len(starts), 4), -7, np.int64)
+    keys = np.full((len(starts), 4), -7, np.int64)
+    _kernels.scan(col.values().view(col.ft.bits_dtype), validity_kind, validity, bit_offset,
+                  starts, counts, keys)
+    return StatsTable(col.ft, counts, keys)
+
+
+@given(columns())
+def test_page_stats_match_oracle(col: Column) -> None:
+    pages = nanstats.page_stats(col.values(), col.mask(), page_starts=col.page_starts)
+    assert [as_dict(p) for p in pages] == oracle_pages(col)
+
+
+@given(columns(), st.integers(0, 70))
+def test_bitmap_validity_at_any_bit_offset(col: Column, bit_offset: int) -> None:
+    table = kernel_table(col, _kernels.VALIDITY_BITMAP, bit_offset)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
+
+
+@given(columns())
+def test_all_validity_kinds_agree(col: Column) -> None:
+    if col.valid is not None and not all(col.valid):
+        kinds = [_kernels.VALIDITY_BYTES, _kernels.VALIDITY_BITMAP]
+    else:
+        kinds = [_kernels.VALIDITY_NONE, _kernels.VALIDITY_BYTES, _kernels.VALIDITY_BITMAP]
+    tables = [kernel_table(col, k, 3) for k in kinds]
+    for t in tables[1:]:
+        np.testing.assert_array_equal(t.counts, tables[0].counts)
+        np.testing.assert_array_equal(t.keys, tables[0].keys)
+
+
+@given(columns(kind="all_nan"))
+def test_all_nan_columns(col: Column) -> None:
+    s = nanstats.summary(col.values(), col.mask())
+    assert as_dict(s) == oracle.scope_stats(col.ft.physical_type, col.bits, col.valid)
+    if s.nan_count:
+        assert s.is_all_nan and s.min_bits == s.nan_min_bits and s.max_bits == s.nan_max_bits
+        assert s.value_min_bits is None
+
+
+@given(columns(kind="all_null"))
+def test_all_null_columns(col: Column) -> None:
+    s = nanstats.summary(col.values(), col.mask())
+    assert s.is_all_null and s.min is None and s.max is None and s.nan_count == 0
+    assert s.null_count == s.num_values == len(col.bits)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+def test_every_special_value_alone_and_together(ft) -> None:
+    specials = special_bits(ft)
+    for b in specials:
+        values = np.array([b], dtype=ft.bits_dtype).view(ft.float_dtype)
+        expected = oracle.scope_stats(ft.physical_type, [b])
+        assert as_dict(nanstats.summary(values)) == expected, hex(b)
+    values = np.array(specials, dtype=ft.bits_dtype).view(ft.float_dtype)
+    s = nanstats.summary(values)
+    assert as_dict(s) == oracle.scope_stats(ft.physical_type, specials)
+    # The extremes of totalOrder: -NaN with every payload bit set, +NaN likewise.
+    assert s.nan_min_bits == (1 << ft.width) - 1
+    assert s.nan_max_bits == ft.abs_mask
+    assert s.value_min_bits == ft.inf_bits | ft.sign_mask
+    assert s.value_max_bits == ft.inf_bits
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+def test_zeros_are_distinct(ft) -> None:
+    z = np.array([0, ft.sign_mask], dtype=ft.bits_dtype).view(ft.float_dtype)
+    s = nanstats.summary(z)
+    assert (s.value_min_bits, s.value_max_bits) == (ft.sign_mask, 0)
+    assert str(s.min) == "-0.0" and str(s.max) == "0.0"
+
+
+def test_large_array_with_many_pages_matches_numpy_reference() -> None:
+    # Long loops (beyond any unrolling) on float64 at odd page boundaries.
+    rng = np.random.default_rng(5)
+    bits = rng.integers(0, 2**64, 100_003, dtype=np.uint64)
+    valid = rng.random(bits.size) > 0.2
+    starts = np.r_[0, np.sort(rng.choice(np.arange(1, bits.size), 57, replace=False))]
+    table = nanstats.stats.page_table(bits.view(np.float64), valid, page_starts=starts)
+    expected = oracle.page_stats("DOUBLE", bits.tolist(), valid.tolist(), starts.tolist())
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == expected
+
+
+class TestKernelGuards:
+    """Misuse of the raw kernel raises instead of reading out of bounds."""
+
+    def call(self, n=4, kind=0, validity=None, bit_offset=0, starts=(0,), shape=None):
+        data = np.zeros(n, np.uint32)
+        starts = np.array(starts, np.int64)
+        rows = len(starts) if shape is None else shape
+        validity = np.zeros(0, np.uint8) if validity is None else validity
+        _kernels.scan(data, kind, validity, bit_offset, starts,
+                      np.empty((rows, 4), np.int64), np.empty((rows, 4), np.int64))
+
+    def test_ok(self) -> None:
+        self.call()
+
+    @pytest.mark.parametrize("starts", [(), (1,), (0, 0), (0, 3, 2), (0, 5)])
+    def test_bad_page_starts(self, starts) -> None:
+        with pytest.raises(ValueError, match="page_starts"):
+            self.call(starts=starts)
+
+    def test_short_bitmap(self) -> None:
+        with pytest.raises(ValueError, match="bitmap"):
+            self.call(n=9, kind=2, validity=np.zeros(1, np.uint8))
+        with pytest.raises(ValueError, match="bitmap"):
+            self.call(n=8, kind=2, validity=np.zeros(1, np.uint8), bit_offset=1)
+
+    def test_short_byte_mask(self) -> None:
+        with pytest.raises(ValueError, match="byte validity"):
+            self.call(n=4, kind=1, validity=np.zeros(3, np.uint8))
+
+    def test_bad_kind_and_shape(self) -> None:
+        with pytest.raises(ValueError, match="validity kind"):
+            self.call(kind=9)
+        with pytest.raises(ValueError, match="shape"):
+            self.call(shape=2)
