@@ -33,7 +33,7 @@ bench: build
 	cd asv_bench && ../$(PY) -m asv run --python=same --quick --show-stderr
 
 docs: build
-	$(PY) -m pip install --quiet -e ".[docs]"
+	$(PY) -m pip install --quiet --no-build-isolation -e ".[docs]"
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 clean:
