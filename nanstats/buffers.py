@@ -88,3 +88,59 @@ def _check_mask(mask: object, shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
     if mask.shape != shape:
         raise ValueError(f"mask has shape {mask.shape}, values have shape {shape}")
     return mask
+
+
+_ARROW_FLOATS = {"halffloat": np.uint16, "float": np.uint32, "double": np.uint64}
+
+
+def from_arrow(array: object, *, name: str = "values") -> KernelInput:
+    """Kernel input read in place from a ``pyarrow.Array`` of halffloat/float/double.
+
+    The data buffer is viewed at the array's element offset; the validity
+    bitmap, when there is one, is passed with its bit offset.  No copy.
+
+    >>> import pyarrow as pa
+    >>> inp = from_arrow(pa.array([1.0, None, 3.0], pa.float32()).slice(1))
+    >>> len(inp), inp.float_type.physical_type, inp.bit_offset
+    (2, 'FLOAT', 1)
+    """
+    import pyarrow as pa
+
+    if not isinstance(array, pa.Array):
+        raise TypeError(f"{name} must be a pyarrow.Array, not {type(array).__name__}")
+    type_name = str(array.type)
+    if type_name not in _ARROW_FLOATS:
+        raise UnsupportedDtypeError(
+            f"nanstats handles halffloat, float and double Arrow arrays, not {array.type}"
+        )
+    bits_dtype = np.dtype(_ARROW_FLOATS[type_name])
+    ft = BY_ITEMSIZE[bits_dtype.itemsize]
+    n, off = len(array), array.offset
+    validity_buf, data_buf = array.buffers()[:2]
+    if data_buf is None:  # possible only when the array is empty or all null
+        bits = np.zeros(n, dtype=bits_dtype)
+    else:
+        bits = np.frombuffer(data_buf, dtype=bits_dtype, count=off + n)[off:]
+    if validity_buf is None or array.null_count == 0:
+        return KernelInput(ft, bits, _kernels.VALIDITY_NONE, _NO_VALIDITY)
+    validity = np.frombuffer(validity_buf, dtype=np.uint8, count=(off + n + 7) // 8)
+    return KernelInput(ft, bits, _kernels.VALIDITY_BITMAP, validity[off // 8 :], off % 8)
+
+
+def as_input(values: object, mask: object = None) -> KernelInput:
+    """Kernel input from numpy or pyarrow values (the one entry point the API uses).
+
+    A ``pyarrow.ChunkedArray`` is combined into one array first (a copy when
+    it has several chunks).  With Arrow input, nulls come from the array's
+    validity; ``mask`` must then be None.
+    """
+    module = type(values).__module__
+    if module.startswith("pyarrow"):
+        import pyarrow as pa
+
+        if mask is not None:
+            raise TypeError("mask must be None for pyarrow input; nulls come from its validity")
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+        return from_arrow(values)
+    return from_numpy(values, mask)

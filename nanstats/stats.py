@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.buffers import from_numpy
+from nanstats.buffers import as_input
 from nanstats.float_types import BY_PHYSICAL_TYPE, FloatType, PhysicalType
 from nanstats.order_rules import (
     ColumnOrderName,
@@ -253,7 +253,7 @@ def summary(values: Any, mask: npt.NDArray[np.bool_] | None = None) -> ColumnSta
     >>> s.null_count, s.nan_count, s.min, s.max
     (1, 1, -inf, 1.0)
     """
-    inp = from_numpy(values, mask)
+    inp = as_input(values, mask)
     return ColumnStats.from_table(scan(inp, page_starts_for(len(inp))), 0)
 
 
@@ -291,7 +291,7 @@ def page_table(
     page_starts: npt.ArrayLike | None = None,
 ) -> StatsTable:
     """Columnar page statistics (a StatsTable) of a 1-D float array."""
-    inp = from_numpy(values, mask)
+    inp = as_input(values, mask)
     if isinstance(values, np.ndarray) and values.ndim != 1:
         raise ValueError(f"page statistics need a 1-D array, got shape {values.shape}")
     return scan(inp, page_starts_for(len(inp), page_rows, page_starts))

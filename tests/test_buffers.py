@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
 
 import nanstats
 from nanstats import UnsupportedDtypeError
+from tests.strategies import columns
 
 
 @pytest.fixture
@@ -109,3 +111,38 @@ def test_input_is_not_modified(data) -> None:
     before = data.copy()
     nanstats.column_index(data, page_rows=10)
     assert before.tobytes() == data.tobytes()
+
+
+def _arrow_of(col):
+    """The column as a sliced pyarrow array (validity bitmap at a bit offset)."""
+    import pyarrow as pa
+
+    arrow_type = {2: pa.float16(), 4: pa.float32(), 8: pa.float64()}[col.ft.nbytes]
+    pad = [0] * col.offset
+    bits = np.array(pad + col.bits, dtype=col.ft.bits_dtype)
+    valid = [True] * col.offset + (col.valid if col.valid is not None else [True] * len(col.bits))
+    full = pa.Array.from_buffers(
+        arrow_type, len(bits), [pa.py_buffer(np.packbits(np.array(valid, dtype=bool), bitorder="little").tobytes()),
+                                pa.py_buffer(bits.tobytes())])
+    return full.slice(col.offset)
+
+
+@given(columns())
+def test_arrow_input_equals_numpy_input(col) -> None:
+    arr = _arrow_of(col)
+    assert nanstats.summary(arr) == nanstats.summary(col.values(), col.mask())
+    assert nanstats.page_stats(arr, page_starts=col.page_starts) == nanstats.page_stats(
+        col.values(), col.mask(), page_starts=col.page_starts)
+
+
+def test_arrow_chunked_and_errors() -> None:
+    import pyarrow as pa
+
+    a = pa.array([1.0, None, float("nan")])
+    both = nanstats.summary(pa.chunked_array([a, a]))
+    assert (both.num_values, both.null_count, both.nan_count) == (6, 2, 2)
+    assert nanstats.summary(pa.chunked_array([], pa.float32())).num_values == 0
+    with pytest.raises(TypeError, match="not int64"):
+        nanstats.summary(pa.array([1, 2]))
+    with pytest.raises(TypeError, match="mask must be None"):
+        nanstats.summary(a, np.ones(3, bool))

@@ -1,0 +1,207 @@
+"""The footer of a Parquet file: FileMetaData, its schema's leaf columns, checked.
+
+Reading a footer reads the last 8 bytes, then the footer itself; nothing else.
+Every length and count is checked against the file before it is used, so a
+footer that lies raises :class:`~nanstats.errors.ParquetFormatError`.
+
+>>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+>>> papq.write_table(pa.table({"x": [1.0, float("nan")], "s": ["a", "b"]}), path)
+>>> footer = read_footer(path)
+>>> [(c.name, c.float_type and c.float_type.physical_type) for c in footer.columns]
+[('x', 'DOUBLE'), ('s', None)]
+>>> footer.num_row_groups, footer.column_order(0)
+(1, 'type_order')
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+from typing import IO, Any, Literal
+
+from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.float_types import DOUBLE, FLOAT, FLOAT16, FloatType
+from nanstats.parquet.thrift_codec import decode, pq
+
+MAGIC = b"PAR1"
+MAGIC_ENCRYPTED = b"PARE"
+TAIL = 8  # footer length (u32 LE) + magic
+
+ColumnOrderKind = Literal["ieee754", "type_order", "undefined", "other"]
+
+PHYSICAL_NAMES = {
+    pq.TYPE_BOOLEAN: "BOOLEAN",
+    pq.TYPE_INT32: "INT32",
+    pq.TYPE_INT64: "INT64",
+    pq.TYPE_INT96: "INT96",
+    pq.TYPE_FLOAT: "FLOAT",
+    pq.TYPE_DOUBLE: "DOUBLE",
+    pq.TYPE_BYTE_ARRAY: "BYTE_ARRAY",
+    pq.TYPE_FIXED_LEN_BYTE_ARRAY: "FIXED_LEN_BYTE_ARRAY",
+}
+
+
+@dataclass(frozen=True)
+class LeafColumn:
+    """A leaf of the schema: one column chunk per row group."""
+
+    index: int  # position among leaves = in RowGroup.columns and column_orders
+    schema_index: int  # position in FileMetaData.schema
+    path: tuple[str, ...]
+    physical_type: int
+    float_type: FloatType | None  # None for non-float columns
+    max_definition_level: int
+    max_repetition_level: int
+
+    @property
+    def name(self) -> str:
+        """The dotted path, as pyarrow names a nested leaf."""
+        return ".".join(self.path)
+
+
+@dataclass(frozen=True, eq=False)
+class Footer:
+    """A decoded, checked footer and where it lies in the file."""
+
+    path: str
+    file_size: int
+    metadata: Any  # pq.FileMetaData
+    metadata_offset: int
+    metadata_length: int
+    columns: tuple[LeafColumn, ...]
+
+    @property
+    def num_row_groups(self) -> int:
+        return len(self.metadata.row_groups or ())
+
+    @property
+    def float_columns(self) -> tuple[LeafColumn, ...]:
+        return tuple(c for c in self.columns if c.float_type is not None)
+
+    def column_order(self, leaf: int) -> ColumnOrderKind:
+        """The column order of a leaf: how its min/max are to be read."""
+        orders = self.metadata.column_orders
+        if not orders:
+            return "undefined"
+        order = orders[leaf]
+        if order.IEEE_754_TOTAL_ORDER is not None:
+            return "ieee754"
+        if order.TYPE_ORDER is not None:
+            return "type_order"
+        return "other"
+
+    def chunk(self, row_group: int, leaf: int) -> Any:
+        """The ColumnChunk of a leaf in a row group."""
+        return self.metadata.row_groups[row_group].columns[leaf]
+
+
+def read_footer(source: str | os.PathLike[str] | IO[bytes]) -> Footer:
+    """Read and check the footer of a Parquet file (a path or a binary file)."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            return _read(f, os.fspath(source))
+    return _read(source, str(getattr(source, "name", "<file>")))
+
+
+def _read(f: IO[bytes], path: str) -> Footer:
+    size = f.seek(0, os.SEEK_END)
+    if size < len(MAGIC) + TAIL:
+        raise ParquetFormatError(f"{size} bytes is too short for a Parquet file", path=path)
+    f.seek(0)
+    if f.read(4) != MAGIC:
+        raise ParquetFormatError("does not start with the Parquet magic 'PAR1'", path=path, offset=0)
+    f.seek(size - TAIL)
+    tail = f.read(TAIL)
+    if tail[4:] == MAGIC_ENCRYPTED:
+        raise UnsupportedParquetError(f"{path}: the footer is encrypted; nanstats cannot read it")
+    if tail[4:] != MAGIC:
+        raise ParquetFormatError("does not end with the Parquet magic 'PAR1'", path=path,
+                                 offset=size - 4)
+    (length,) = struct.unpack("<I", tail[:4])
+    start = size - TAIL - length
+    if length == 0 or start < len(MAGIC):
+        raise ParquetFormatError(f"footer length {length} does not fit in a file of {size} bytes",
+                                 path=path, offset=size - TAIL)
+    f.seek(start)
+    meta, used = decode(pq.FileMetaData, f.read(length), path=path, offset=start)
+    if used != length:
+        raise ParquetFormatError(f"FileMetaData takes {used} of the {length} footer bytes",
+                                 path=path, offset=start)
+    columns = _leaves(meta, path, start)
+    _check_row_groups(meta, len(columns), path, start)
+    return Footer(path, size, meta, start, length, columns)
+
+
+def _leaves(meta: Any, path: str, at: int) -> tuple[LeafColumn, ...]:
+    """Walk the flattened schema tree (depth first, num_children) to its leaves."""
+    schema = meta.schema or []
+    if not schema:
+        raise ParquetFormatError("FileMetaData has no schema", path=path, offset=at)
+    leaves: list[LeafColumn] = []
+    # Stack of (children still to visit, path, def level, rep level) per open group.
+    root_children = schema[0].num_children or 0
+    stack: list[list[Any]] = [[root_children, (), 0, 0]]
+    for i, el in enumerate(schema[1:], start=1):
+        while stack and stack[-1][0] == 0:
+            stack.pop()
+        if not stack:
+            raise ParquetFormatError(f"schema element {i} lies outside the schema tree",
+                                     path=path, offset=at)
+        parent = stack[-1]
+        parent[0] -= 1
+        name = (el.name or b"").decode("utf-8", "replace")
+        rep = el.repetition_type
+        d = parent[2] + (rep in (pq.REPETITION_OPTIONAL, pq.REPETITION_REPEATED))
+        r = parent[3] + (rep == pq.REPETITION_REPEATED)
+        n = el.num_children
+        if n is not None and n < 0:
+            raise ParquetFormatError(f"schema element {name!r} has {n} children",
+                                     path=path, offset=at)
+        if n:  # a group
+            if n > len(schema) - i - 1:
+                raise ParquetFormatError(
+                    f"schema element {name!r} claims {n} children; the schema has "
+                    f"{len(schema) - i - 1} more elements", path=path, offset=at)
+            stack.append([n, (*parent[1], name), d, r])
+            continue
+        if el.type is None:
+            raise ParquetFormatError(f"schema leaf {name!r} has no physical type",
+                                     path=path, offset=at)
+        leaves.append(LeafColumn(len(leaves), i, (*parent[1], name), el.type,
+                                 _float_type(el), d, r))
+    if any(s[0] for s in stack):
+        raise ParquetFormatError("schema ends before all of its groups' children",
+                                 path=path, offset=at)
+    return tuple(leaves)
+
+
+def _float_type(el: Any) -> FloatType | None:
+    if el.type == pq.TYPE_FLOAT:
+        return FLOAT
+    if el.type == pq.TYPE_DOUBLE:
+        return DOUBLE
+    if (el.type == pq.TYPE_FIXED_LEN_BYTE_ARRAY and el.type_length == 2
+            and el.logicalType is not None and el.logicalType.FLOAT16 is not None):
+        return FLOAT16
+    return None
+
+
+def _check_row_groups(meta: Any, n_leaves: int, path: str, at: int) -> None:
+    orders = meta.column_orders
+    if orders is not None and orders and len(orders) != n_leaves:
+        raise ParquetFormatError(
+            f"{len(orders)} column orders for {n_leaves} leaf columns", path=path, offset=at)
+    for g, rg in enumerate(meta.row_groups or ()):
+        cols = rg.columns or []
+        if len(cols) != n_leaves:
+            raise ParquetFormatError(
+                f"row group {g} has {len(cols)} column chunks for {n_leaves} leaf columns",
+                path=path, offset=at)
+        if (rg.num_rows or 0) < 0:
+            raise ParquetFormatError(f"row group {g} has {rg.num_rows} rows", path=path, offset=at)
+        for c, chunk in enumerate(cols):
+            if chunk.meta_data is None and chunk.encrypted_column_metadata is None:
+                raise ParquetFormatError(
+                    f"row group {g}, column {c}: no ColumnMetaData", path=path, offset=at)

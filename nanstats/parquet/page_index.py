@@ -1,0 +1,101 @@
+"""ColumnIndex and OffsetIndex of column chunks, read from their file offsets.
+
+Both sit between the last column chunk and the footer.  Every offset and
+length is checked against that region before anything is read.
+
+>>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+>>> papq.write_table(pa.table({"x": [1.0, 2.0, 3.0]}), path, data_page_size=1,
+...                  write_page_index=True, write_batch_size=1)
+>>> from nanstats.parquet.footer import read_footer
+>>> footer = read_footer(path)
+>>> with open(path, "rb") as f:
+...     ci, oi = read_page_index(f, footer, 0, 0)
+>>> len(oi.page_locations), ci.null_pages
+(3, [False, False, False])
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+from nanstats.errors import ParquetFormatError
+from nanstats.parquet.footer import Footer
+from nanstats.parquet.thrift_codec import decode, pq
+
+
+def read_page_index(f: IO[bytes], footer: Footer, row_group: int, leaf: int) -> tuple[Any, Any]:
+    """(ColumnIndex or None, OffsetIndex or None) of one column chunk."""
+    chunk = footer.chunk(row_group, leaf)
+    where = f"row group {row_group}, column {footer.columns[leaf].name!r}"
+    ci = _read(f, footer, chunk.column_index_offset, chunk.column_index_length,
+               pq.ColumnIndex, f"ColumnIndex of {where}")
+    oi = _read(f, footer, chunk.offset_index_offset, chunk.offset_index_length,
+               pq.OffsetIndex, f"OffsetIndex of {where}")
+    if oi is not None:
+        check_offset_index(oi, footer, row_group, where)
+    if ci is not None:
+        check_column_index(ci, oi, footer, where)
+    return ci, oi
+
+
+def _read(f: IO[bytes], footer: Footer, offset: int | None, length: int | None,
+          cls: type, what: str) -> Any:
+    if offset is None and length is None:
+        return None
+    if offset is None or length is None or offset < 4 or length <= 0 \
+            or offset + length > footer.metadata_offset:
+        raise ParquetFormatError(
+            f"{what}: offset {offset} and length {length} lie outside the region before the "
+            f"footer (bytes 4..{footer.metadata_offset})", path=footer.path, offset=offset)
+    f.seek(offset)
+    obj, _ = decode(cls, f.read(length), path=footer.path, offset=offset, what=what)
+    return obj
+
+
+def check_offset_index(oi: Any, footer: Footer, row_group: int, where: str) -> None:
+    """Page locations: within the data region, ordered, first rows increasing from 0."""
+    locs = oi.page_locations
+    if not locs:
+        raise ParquetFormatError(f"OffsetIndex of {where} has no page locations",
+                                 path=footer.path)
+    num_rows = footer.metadata.row_groups[row_group].num_rows or 0
+    prev_row, prev_end = -1, 4
+    for i, loc in enumerate(locs):
+        off, size, first = loc.offset, loc.compressed_page_size, loc.first_row_index
+        if off is None or size is None or first is None:
+            raise ParquetFormatError(f"OffsetIndex of {where}: page {i} lacks a required field",
+                                     path=footer.path)
+        if off < prev_end or size <= 0 or off + size > footer.metadata_offset:
+            raise ParquetFormatError(
+                f"OffsetIndex of {where}: page {i} at bytes {off}..{off + size} overlaps the "
+                "previous page or lies outside the data", path=footer.path, offset=off)
+        if first <= prev_row or first >= max(num_rows, 1) or (i == 0 and first != 0):
+            raise ParquetFormatError(
+                f"OffsetIndex of {where}: page {i} first_row_index {first} is out of order "
+                f"(row group of {num_rows} rows)", path=footer.path, offset=off)
+        prev_row, prev_end = first, off + size
+
+
+def check_column_index(ci: Any, oi: Any, footer: Footer, where: str) -> None:
+    """All lists present and as long as the page count."""
+    n = len(ci.null_pages or ())
+    lists = {"null_pages": ci.null_pages, "min_values": ci.min_values,
+             "max_values": ci.max_values}
+    for name, values in lists.items():
+        if values is None or len(values) != n:
+            raise ParquetFormatError(f"ColumnIndex of {where}: {name} has "
+                                     f"{'no' if values is None else len(values)} entries for "
+                                     f"{n} pages", path=footer.path)
+    for name in ("null_counts", "nan_counts"):
+        values = getattr(ci, name)
+        if values is not None and len(values) != n:
+            raise ParquetFormatError(f"ColumnIndex of {where}: {name} has {len(values)} "
+                                     f"entries for {n} pages", path=footer.path)
+    if oi is not None and len(oi.page_locations) != n:
+        raise ParquetFormatError(f"ColumnIndex of {where} has {n} pages, its OffsetIndex "
+                                 f"{len(oi.page_locations)}", path=footer.path)
+    if ci.boundary_order not in (pq.BOUNDARY_UNORDERED, pq.BOUNDARY_ASCENDING,
+                                 pq.BOUNDARY_DESCENDING):
+        raise ParquetFormatError(f"ColumnIndex of {where}: unknown boundary_order "
+                                 f"{ci.boundary_order}", path=footer.path)
