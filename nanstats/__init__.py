@@ -11,6 +11,11 @@ from nanstats.stats import ColumnStats, EncodedStatistics, page_stats, summary
 
 __version__ = "0.1.0.dev0"
 
+import importlib.util as _importlib_util
+
+if _importlib_util.find_spec("pandas") is not None:
+    import nanstats.pandas  # noqa: F401  (registers the .nanstats accessors)
+
 __all__ = [
     "ColumnIndex",
     "ColumnStats",

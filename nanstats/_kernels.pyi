@@ -6,6 +6,7 @@ import numpy.typing as npt
 VALIDITY_NONE: int
 VALIDITY_BYTES: int
 VALIDITY_BITMAP: int
+VALIDITY_NULL_BYTES: int
 
 def scan(
     data: npt.NDArray[np.uint16] | npt.NDArray[np.uint32] | npt.NDArray[np.uint64],

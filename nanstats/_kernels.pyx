@@ -34,6 +34,7 @@ ctypedef fused bits_t:
 VALIDITY_NONE = 0
 VALIDITY_BYTES = 1
 VALIDITY_BITMAP = 2
+VALIDITY_NULL_BYTES = 3  # one byte per value, non-zero = null (numpy/pandas masks)
 
 
 cdef inline int64_t _key(bits_t b) noexcept nogil:
@@ -130,6 +131,9 @@ cdef void _scan_pages(const bits_t[::1] data, int kind, const uint8_t[::1] valid
         elif kind == 1:
             for i in range(start, stop):
                 _acc_add(&acc, d[i], v[i] != 0)
+        elif kind == 3:
+            for i in range(start, stop):
+                _acc_add(&acc, d[i], v[i] == 0)
         else:
             for i in range(start, stop):
                 bit = bit_offset + i
@@ -158,7 +162,7 @@ def scan(const bits_t[::1] data, int validity_kind, const uint8_t[::1] validity,
             raise ValueError("page_starts must be strictly increasing and within the data")
     if counts.shape[0] != npages or counts.shape[1] != 4 or keys.shape[0] != npages or keys.shape[1] != 4:
         raise ValueError("counts and keys must have shape (npages, 4)")
-    if validity_kind == VALIDITY_BYTES:
+    if validity_kind == VALIDITY_BYTES or validity_kind == VALIDITY_NULL_BYTES:
         if validity.shape[0] != n:
             raise ValueError("byte validity must have one entry per value")
     elif validity_kind == VALIDITY_BITMAP:

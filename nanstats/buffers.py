@@ -46,19 +46,26 @@ def float_type_of(dtype: np.dtype[np.generic]) -> FloatType:
     return BY_ITEMSIZE[dtype.itemsize]
 
 
-def from_numpy(values: object, mask: object = None, *, name: str = "values") -> KernelInput:
+def from_numpy(
+    values: object, mask: object = None, *, null_mask: object = None, name: str = "values"
+) -> KernelInput:
     """Kernel input from a numpy float array and an optional bool mask.
 
-    ``mask`` is True where a value is valid (not null).  A
-    ``numpy.ma.MaskedArray`` brings its own mask (True there means masked),
-    which is combined with ``mask``.
+    ``mask`` is True where a value is valid (not null); ``null_mask`` is the
+    opposite convention (True where null), as numpy masked arrays and pandas
+    masked arrays keep it, read as is without inverting it.  A
+    ``numpy.ma.MaskedArray`` brings its own mask, combined with ``mask``.
+
+    >>> from_numpy(np.zeros(3), null_mask=np.array([True, False, False])).validity_kind
+    3
     """
+    if mask is not None and null_mask is not None:
+        raise TypeError("give mask (True = valid) or null_mask (True = null), not both")
     if isinstance(values, np.ma.MaskedArray):
         ma_mask = np.ma.getmaskarray(values)
-        valid = ~ma_mask
-        if mask is not None:
-            valid &= _check_mask(mask, ma_mask.shape)
-        return from_numpy(values.data, valid, name=name)
+        if mask is None:
+            return from_numpy(values.data, null_mask=ma_mask, name=name)
+        return from_numpy(values.data, ~ma_mask & _check_mask(mask, ma_mask.shape), name=name)
     if isinstance(values, np.generic):
         values = np.asarray(values)  # a numpy scalar: a 0-d array of one value
     if not isinstance(values, np.ndarray):
@@ -75,6 +82,9 @@ def from_numpy(values: object, mask: object = None, *, name: str = "values") -> 
     # copy for strided input) and the mask in the same logical order.
     order = "F" if arr.ndim > 1 and arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
     bits = arr.ravel(order=order).view(ft.bits_dtype)
+    if null_mask is not None:
+        flat_nulls = _check_mask(null_mask, values.shape).ravel(order=order).view(np.uint8)
+        return KernelInput(ft, bits, _kernels.VALIDITY_NULL_BYTES, flat_nulls)
     if mask is None:
         return KernelInput(ft, bits, _kernels.VALIDITY_NONE, _NO_VALIDITY)
     flat_mask = _check_mask(mask, values.shape).ravel(order=order).view(np.uint8)
@@ -130,11 +140,22 @@ def from_arrow(array: object, *, name: str = "values") -> KernelInput:
 def as_input(values: object, mask: object = None) -> KernelInput:
     """Kernel input from numpy or pyarrow values (the one entry point the API uses).
 
+    pandas Series and arrays go through :func:`nanstats.pandas.kernel_input`.
     A ``pyarrow.ChunkedArray`` is combined into one array first (a copy when
     it has several chunks).  With Arrow input, nulls come from the array's
     validity; ``mask`` must then be None.
     """
+    if isinstance(values, KernelInput):
+        if mask is not None:
+            raise TypeError("mask must be None for a KernelInput")
+        return values
     module = type(values).__module__
+    if module.startswith("pandas"):
+        from nanstats.pandas import kernel_input
+
+        if mask is not None:
+            raise TypeError("mask must be None for pandas input; nulls come from its dtype")
+        return kernel_input(values)
     if module.startswith("pyarrow"):
         import pyarrow as pa
 

@@ -36,6 +36,9 @@ def kernel_table(col: Column, validity_kind: int, bit_offset: int = 0) -> StatsT
         validity = np.zeros(0, np.uint8)
     elif validity_kind == _kernels.VALIDITY_BYTES:
         validity = valid.view(np.uint8)
+    elif validity_kind == _kernels.VALIDITY_NULL_BYTES:
+        # Any non-zero byte means null, not only 1.
+        validity = np.where(valid, 0, 0x80).astype(np.uint8)
     else:
         # An Arrow bitmap whose first value sits at bit `bit_offset`; the
         # padding bits are set to the opposite of their neighbours so that a
@@ -64,11 +67,19 @@ def test_bitmap_validity_at_any_bit_offset(col: Column, bit_offset: int) -> None
 
 
 @given(columns())
+def test_null_byte_validity_matches_oracle(col: Column) -> None:
+    table = kernel_table(col, _kernels.VALIDITY_NULL_BYTES)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
+
+
+@given(columns())
 def test_all_validity_kinds_agree(col: Column) -> None:
     if col.valid is not None and not all(col.valid):
-        kinds = [_kernels.VALIDITY_BYTES, _kernels.VALIDITY_BITMAP]
+        kinds = [_kernels.VALIDITY_BYTES, _kernels.VALIDITY_BITMAP, _kernels.VALIDITY_NULL_BYTES]
     else:
-        kinds = [_kernels.VALIDITY_NONE, _kernels.VALIDITY_BYTES, _kernels.VALIDITY_BITMAP]
+        kinds = [_kernels.VALIDITY_NONE, _kernels.VALIDITY_BYTES, _kernels.VALIDITY_BITMAP,
+                 _kernels.VALIDITY_NULL_BYTES]
     tables = [kernel_table(col, k, 3) for k in kinds]
     for t in tables[1:]:
         np.testing.assert_array_equal(t.counts, tables[0].counts)

@@ -1,0 +1,160 @@
+"""The ``.nanstats`` accessor on pandas Series and DataFrames.
+
+Registered when nanstats is imported (if pandas is installed).  Supported
+dtypes: numpy float16/float32/float64 (no nulls: NaN is a NaN value),
+pandas' masked ``Float32``/``Float64`` (``NA`` is a null; a NaN kept in the
+data is a NaN), and ``ArrowDtype`` halffloat/float/double (Arrow nulls are
+nulls).  Data is read in place.
+
+pandas 3 turns NaN into NA in masked arrays unless the option
+``future.distinguish_nan_and_na`` is on; nanstats reports what the array
+holds: with the option off a NaN you wrote is counted as a null.
+
+>>> import numpy as np, pandas as pd, nanstats
+>>> s = pd.Series([1.5, None, -0.0], dtype="Float64")
+>>> s.nanstats.summary()
+ColumnStats(DOUBLE, num_values=3, null_count=1, nan_count=0 (+0/-0), min=-0.0, max=1.5)
+>>> df = pd.DataFrame({"x": [1.0, np.nan], "name": ["a", "b"]})
+>>> df.nanstats.summary()[["physical_type", "nan_count", "min", "max"]]
+  physical_type  nan_count  min  max
+x        DOUBLE          1  1.0  1.0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from nanstats.buffers import KernelInput, from_arrow, from_numpy
+from nanstats.column_index import ColumnIndex, column_index
+from nanstats.order_rules import ColumnOrderName, TypeOrderPolicy
+from nanstats.stats import ColumnStats, EncodedStatistics, page_stats, summary
+
+SUPPORTED = (
+    "numpy float16/float32/float64, pandas Float32/Float64, "
+    "or ArrowDtype halffloat/float/double"
+)
+_ARROW_FLOAT_NAMES = {"halffloat", "float", "double"}
+
+#: Columns of DataFrame.nanstats.summary(), in order.
+SUMMARY_COLUMNS = [
+    "physical_type", "num_values", "null_count", "nan_count",
+    "pos_nan_count", "neg_nan_count", "min", "max",
+]
+
+
+def is_supported_dtype(dtype: Any) -> bool:
+    """Whether nanstats reads this pandas dtype.
+
+    >>> is_supported_dtype(pd.Float32Dtype()), is_supported_dtype(np.dtype("int64"))
+    (True, False)
+    """
+    if isinstance(dtype, np.dtype):
+        return dtype.kind == "f" and dtype.itemsize in (2, 4, 8)
+    if isinstance(dtype, (pd.Float32Dtype, pd.Float64Dtype)):
+        return True
+    if isinstance(dtype, pd.ArrowDtype):
+        return str(dtype.pyarrow_dtype) in _ARROW_FLOAT_NAMES
+    return False
+
+
+def kernel_input(values: pd.Series | Any) -> KernelInput:
+    """The kernel input of a Series or pandas array, read in place.
+
+    >>> kernel_input(pd.Series([1.0, None], dtype="Float32")).validity_kind
+    3
+    """
+    arr = values.array if isinstance(values, pd.Series) else values
+    dtype = arr.dtype
+    if type(dtype).__name__ == "NumpyEADtype":  # a numpy array wrapped by pandas
+        dtype = dtype.numpy_dtype
+    if not is_supported_dtype(dtype):
+        raise TypeError(f"nanstats reads {SUPPORTED}, not {dtype}")
+    if isinstance(dtype, pd.ArrowDtype):
+        chunked = arr.__arrow_array__()
+        if chunked.num_chunks == 1:
+            return from_arrow(chunked.chunk(0))
+        return from_arrow(chunked.combine_chunks())
+    if isinstance(dtype, (pd.Float32Dtype, pd.Float64Dtype)):
+        # The masked array's buffers: values and a null mask (True = NA).
+        return from_numpy(arr._data, null_mask=arr._mask)
+    return from_numpy(np.asarray(arr))
+
+
+@pd.api.extensions.register_series_accessor("nanstats")
+class SeriesAccessor:
+    """``Series.nanstats``: statistics of a float Series.
+
+    >>> import pandas as pd
+    >>> pd.Series([3.0, float("nan")]).nanstats.statistics("type_order").min_value is None
+    True
+    >>> hasattr(pd.Series(["a"]), "nanstats")
+    False
+    """
+
+    def __init__(self, series: pd.Series) -> None:
+        # O(1) and stateless but for the Series: pandas 3 rebuilds the
+        # accessor on every attribute access.
+        if not is_supported_dtype(series.dtype):
+            raise AttributeError(
+                f"the .nanstats accessor needs a float Series ({SUPPORTED}); "
+                f"this one is {series.dtype}"
+            )
+        self._series = series
+
+    def _input(self) -> KernelInput:
+        return kernel_input(self._series)
+
+    def summary(self) -> ColumnStats:
+        """Statistics of the whole Series (see :func:`nanstats.summary`)."""
+        return summary(self._input())
+
+    def page_stats(
+        self, *, page_rows: int | None = None, page_starts: Any = None
+    ) -> list[ColumnStats]:
+        """Statistics per page of rows (see :func:`nanstats.page_stats`)."""
+        return page_stats(self._input(), page_rows=page_rows, page_starts=page_starts)
+
+    def column_index(
+        self,
+        *,
+        page_rows: int | None = None,
+        page_starts: Any = None,
+        order: ColumnOrderName = "ieee754",
+        policy: TypeOrderPolicy = "safe",
+    ) -> ColumnIndex | None:
+        """The Parquet ColumnIndex of the Series split into pages."""
+        return column_index(self._input(), page_rows=page_rows, page_starts=page_starts,
+                            order=order, policy=policy)
+
+    def statistics(
+        self, order: ColumnOrderName = "ieee754", *, policy: TypeOrderPolicy = "safe"
+    ) -> EncodedStatistics:
+        """The Parquet Statistics a writer emits for the Series."""
+        return self.summary().statistics(order, policy=policy)
+
+
+@pd.api.extensions.register_dataframe_accessor("nanstats")
+class DataFrameAccessor:
+    """``DataFrame.nanstats``: statistics of every float column."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self._frame = frame
+
+    def summary(self) -> pd.DataFrame:
+        """One row per float column (others are skipped), indexed by column name.
+
+        >>> import pandas as pd
+        >>> pd.DataFrame({"a": [1.0], "b": [2]}).nanstats.summary().index.tolist()
+        ['a']
+        """
+        rows, names = [], []
+        for name, col in self._frame.items():
+            if is_supported_dtype(col.dtype):
+                s = summary(kernel_input(col))
+                rows.append([getattr(s, c) for c in SUMMARY_COLUMNS])
+                names.append(name)
+        out = pd.DataFrame(rows, index=pd.Index(names, dtype=object), columns=SUMMARY_COLUMNS)
+        return out.astype({c: "int64" for c in SUMMARY_COLUMNS[1:6]})
