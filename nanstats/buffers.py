@@ -137,31 +137,79 @@ def from_arrow(array: object, *, name: str = "values") -> KernelInput:
     return KernelInput(ft, bits, _kernels.VALIDITY_BITMAP, validity[off // 8 :], off % 8)
 
 
-def as_input(values: object, mask: object = None) -> KernelInput:
-    """Kernel input from numpy or pyarrow values (the one entry point the API uses).
+def as_inputs(values: object, mask: object = None) -> list[KernelInput]:
+    """Kernel inputs, one per chunk, from numpy, pandas, pyarrow or any Arrow producer.
 
-    pandas Series and arrays go through :func:`nanstats.pandas.kernel_input`.
-    A ``pyarrow.ChunkedArray`` is combined into one array first (a copy when
-    it has several chunks).  With Arrow input, nulls come from the array's
-    validity; ``mask`` must then be None.
+    numpy and pandas input is one chunk.  A ``pyarrow.ChunkedArray`` or an
+    object exposing ``__arrow_c_stream__`` (a polars Series, say) gives one
+    input per chunk, each read in place; the statistics functions merge them
+    exactly.  With Arrow or pandas input, nulls come from the data; ``mask``
+    must then be None.
+
+    >>> import pyarrow as pa
+    >>> [len(c) for c in as_inputs(pa.chunked_array([[1.0, 2.0], [3.0]]))]
+    [2, 1]
     """
     if isinstance(values, KernelInput):
-        if mask is not None:
-            raise TypeError("mask must be None for a KernelInput")
-        return values
-    module = type(values).__module__
-    if module.startswith("pandas"):
-        from nanstats.pandas import kernel_input
+        chunks = [values]
+    elif isinstance(values, (np.ndarray, np.generic)):
+        return [from_numpy(values, mask)]
+    else:
+        module = type(values).__module__
+        if mask is not None and not module.startswith("numpy"):
+            raise TypeError(
+                f"mask must be None for {type(values).__name__} input; nulls come from the data"
+            )
+        if module.startswith("pandas"):
+            from nanstats.pandas import kernel_input
 
-        if mask is not None:
-            raise TypeError("mask must be None for pandas input; nulls come from its dtype")
-        return kernel_input(values)
-    if module.startswith("pyarrow"):
-        import pyarrow as pa
+            chunks = [kernel_input(values)]
+        elif module.startswith("pyarrow") and hasattr(values, "num_chunks"):
+            chunks = [from_arrow(c) for c in values.chunks]  # type: ignore[attr-defined]
+            if not chunks:
+                chunks = [from_arrow(_empty_arrow(values))]
+        elif module.startswith("pyarrow") and not hasattr(values, "__arrow_c_stream__") and \
+                hasattr(values, "buffers"):
+            chunks = [from_arrow(values)]
+        elif hasattr(values, "__arrow_c_array__") or hasattr(values, "__arrow_c_stream__"):
+            from nanstats.arrow_c import import_chunks
 
-        if mask is not None:
-            raise TypeError("mask must be None for pyarrow input; nulls come from its validity")
-        if isinstance(values, pa.ChunkedArray):
-            values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
-        return from_arrow(values)
-    return from_numpy(values, mask)
+            chunks = import_chunks(values)
+            if not chunks:
+                raise ValueError(f"{type(values).__name__} holds no Arrow chunk, not even an "
+                                 "empty one; its float type is unknown")
+        else:
+            return [from_numpy(values, mask)]
+    kinds = {c.float_type.physical_type for c in chunks}
+    if len(kinds) > 1:
+        raise TypeError(f"chunks of different float types: {sorted(kinds)}")
+    return chunks
+
+
+def _empty_arrow(chunked: object) -> object:
+    import pyarrow as pa
+
+    return pa.array([], type=chunked.type)  # type: ignore[attr-defined]
+
+
+def as_input(values: object, mask: object = None) -> KernelInput:
+    """One kernel input: chunked input is combined into one array (a copy)."""
+    chunks = as_inputs(values, mask)
+    if len(chunks) == 1:
+        return chunks[0]
+    ft = chunks[0].float_type
+    bits = np.concatenate([c.bits for c in chunks])
+    valid = np.concatenate([_valid_bytes(c) for c in chunks])
+    return KernelInput(ft, bits, _kernels.VALIDITY_BYTES, valid.view(np.uint8))
+
+
+def _valid_bytes(c: KernelInput) -> npt.NDArray[np.bool_]:
+    n = len(c)
+    if c.validity_kind == _kernels.VALIDITY_NONE:
+        return np.ones(n, bool)
+    if c.validity_kind == _kernels.VALIDITY_BYTES:
+        return c.validity.view(bool)
+    if c.validity_kind == _kernels.VALIDITY_NULL_BYTES:
+        return c.validity == 0
+    bits = np.unpackbits(c.validity, bitorder="little")
+    return bits[c.bit_offset : c.bit_offset + n].astype(bool)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.buffers import as_input
+from nanstats.buffers import as_inputs
 from nanstats.float_types import BY_PHYSICAL_TYPE, FloatType, PhysicalType
 from nanstats.order_rules import (
     ColumnOrderName,
@@ -21,7 +21,7 @@ from nanstats.order_rules import (
     bounds_to_write,
     check_order,
 )
-from nanstats.stats_table import StatsTable, page_starts_for, scan
+from nanstats.stats_table import StatsTable, page_starts_for, scan_chunks
 
 
 @dataclass(frozen=True)
@@ -253,8 +253,9 @@ def summary(values: Any, mask: npt.NDArray[np.bool_] | None = None) -> ColumnSta
     >>> s.null_count, s.nan_count, s.min, s.max
     (1, 1, -inf, 1.0)
     """
-    inp = as_input(values, mask)
-    return ColumnStats.from_table(scan(inp, page_starts_for(len(inp))), 0)
+    chunks = as_inputs(values, mask)
+    n = sum(len(c) for c in chunks)
+    return ColumnStats.from_table(scan_chunks(chunks, page_starts_for(n)), 0)
 
 
 def page_stats(
@@ -291,7 +292,8 @@ def page_table(
     page_starts: npt.ArrayLike | None = None,
 ) -> StatsTable:
     """Columnar page statistics (a StatsTable) of a 1-D float array."""
-    inp = as_input(values, mask)
     if isinstance(values, np.ndarray) and values.ndim != 1:
         raise ValueError(f"page statistics need a 1-D array, got shape {values.shape}")
-    return scan(inp, page_starts_for(len(inp), page_rows, page_starts))
+    chunks = as_inputs(values, mask)
+    n = sum(len(c) for c in chunks)
+    return scan_chunks(chunks, page_starts_for(n, page_rows, page_starts))

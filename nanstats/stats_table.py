@@ -132,3 +132,43 @@ def scan(inp: KernelInput, page_starts: I64) -> StatsTable:
         inp.bits, inp.validity_kind, inp.validity, inp.bit_offset, page_starts, counts, keys
     )
     return StatsTable(inp.float_type, counts, keys)
+
+
+def scan_chunks(chunks: Sequence[KernelInput], page_starts: I64) -> StatsTable:
+    """Page statistics of chunked data, exactly as if it were one array.
+
+    Each chunk is scanned once with the page boundaries that fall inside it;
+    a page that spans chunks is the exact merge of its pieces.
+
+    >>> import numpy as np
+    >>> from nanstats.buffers import from_numpy
+    >>> a, b = from_numpy(np.array([1.0, 5.0])), from_numpy(np.array([-2.0, 3.0, 4.0]))
+    >>> t = scan_chunks([a, b], np.array([0, 3]))
+    >>> t.counts[:, 0].tolist(), t.float_type.keys_to_bits(t.keys[:, 0]).view(np.float64).tolist()
+    ([3, 2], [-2.0, 3.0])
+    """
+    if len(chunks) == 1:
+        return scan(chunks[0], page_starts)
+    ft = chunks[0].float_type
+    npages = page_starts.shape[0]
+    counts = np.zeros((npages, 4), dtype=np.int64)
+    keys = np.empty((npages, 4), dtype=np.int64)
+    keys[:, 0::2] = KEY_EMPTY_MIN
+    keys[:, 1::2] = KEY_EMPTY_MAX
+    begin = 0
+    for chunk in chunks:  # one iteration per chunk, not per value or page
+        n = len(chunk)
+        if n == 0:
+            continue
+        end = begin + n
+        inside = page_starts[(page_starts > begin) & (page_starts < end)] - begin
+        local = np.concatenate([[0], inside]).astype(np.int64)
+        part = scan(chunk, local)
+        page = np.searchsorted(page_starts, local + begin, side="right") - 1
+        np.add.at(counts, page, part.counts)
+        np.minimum.at(keys[:, 0], page, part.keys[:, 0])
+        np.maximum.at(keys[:, 1], page, part.keys[:, 1])
+        np.minimum.at(keys[:, 2], page, part.keys[:, 2])
+        np.maximum.at(keys[:, 3], page, part.keys[:, 3])
+        begin = end
+    return StatsTable(ft, counts, keys)

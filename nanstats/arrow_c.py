@@ -1,0 +1,174 @@
+"""Read float arrays through the Arrow C Data Interface, in place.
+
+Any object with ``__arrow_c_array__`` (one array) or ``__arrow_c_stream__``
+(a stream of arrays: a polars Series, a pyarrow ChunkedArray, a DuckDB
+result) is read without pyarrow: the capsules' ``ArrowSchema``/``ArrowArray``
+structs (a published, stable ABI) give the format, length, offset and the
+validity and data buffers.  The buffers are viewed, not copied, and each view
+keeps its capsule alive, so the producer frees nothing while we read.
+
+Only the float formats are accepted: ``e`` (float16), ``f`` (float32) and
+``g`` (float64); a struct's children and dictionaries are refused.
+
+>>> import polars as pl
+>>> chunks = import_chunks(pl.Series([1.0, None, -0.0]))
+>>> [(len(c), c.float_type.physical_type, c.validity_kind) for c in chunks]
+[(3, 'DOUBLE', 2)]
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from nanstats import _kernels
+from nanstats.buffers import KernelInput
+from nanstats.errors import UnsupportedDtypeError
+from nanstats.float_types import DOUBLE, FLOAT, FLOAT16, FloatType
+
+_FORMATS: dict[bytes, FloatType] = {b"e": FLOAT16, b"f": FLOAT, b"g": DOUBLE}
+_NO_VALIDITY = np.zeros(0, dtype=np.uint8)
+
+
+class ArrowSchema(ctypes.Structure):
+    pass
+
+
+ArrowSchema._fields_ = [
+    ("format", ctypes.c_char_p),
+    ("name", ctypes.c_char_p),
+    ("metadata", ctypes.c_void_p),
+    ("flags", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("children", ctypes.c_void_p),
+    ("dictionary", ctypes.c_void_p),
+    ("release", ctypes.c_void_p),
+    ("private_data", ctypes.c_void_p),
+]
+
+
+class ArrowArray(ctypes.Structure):
+    pass
+
+
+ArrowArray._fields_ = [
+    ("length", ctypes.c_int64),
+    ("null_count", ctypes.c_int64),
+    ("offset", ctypes.c_int64),
+    ("n_buffers", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("buffers", ctypes.POINTER(ctypes.c_void_p)),
+    ("children", ctypes.c_void_p),
+    ("dictionary", ctypes.c_void_p),
+    ("release", ctypes.c_void_p),
+    ("private_data", ctypes.c_void_p),
+]
+
+
+class ArrowArrayStream(ctypes.Structure):
+    pass
+
+
+_GET_SCHEMA = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream),
+                               ctypes.POINTER(ArrowSchema))
+_GET_NEXT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream),
+                             ctypes.POINTER(ArrowArray))
+_GET_LAST_ERROR = ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.POINTER(ArrowArrayStream))
+_RELEASE_STREAM = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))
+_RELEASE_ARRAY = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))
+_RELEASE_SCHEMA = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))
+
+ArrowArrayStream._fields_ = [
+    ("get_schema", _GET_SCHEMA),
+    ("get_next", _GET_NEXT),
+    ("get_last_error", _GET_LAST_ERROR),
+    ("release", ctypes.c_void_p),
+    ("private_data", ctypes.c_void_p),
+]
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+class _Owned:
+    """Releases a struct we own (moved out of a stream) when dropped."""
+
+    def __init__(self, struct: Any, release_type: Any) -> None:
+        self.struct = struct
+        self._release_type = release_type
+
+    def __del__(self) -> None:
+        if self.struct.release:
+            self._release_type(self.struct.release)(ctypes.byref(self.struct))
+
+
+def _float_type(schema: ArrowSchema) -> FloatType:
+    fmt = schema.format or b""
+    ft = _FORMATS.get(fmt)
+    if ft is None or schema.dictionary:
+        raise UnsupportedDtypeError(
+            "nanstats reads Arrow float16/float32/float64 arrays (formats 'e', 'f', 'g'), "
+            f"not format {fmt.decode(errors='replace')!r}")
+    return ft
+
+
+def _view(pointer: int, dtype: np.dtype[Any], count: int, owner: object) -> np.ndarray:
+    """A read-only numpy view of ``count`` items at ``pointer``, keeping ``owner`` alive."""
+    if count == 0:
+        return np.zeros(0, dtype=dtype)
+    raw = (ctypes.c_uint8 * (count * dtype.itemsize)).from_address(pointer)
+    raw._nanstats_owner = owner  # type: ignore[attr-defined]  # the view keeps the capsule
+    arr = np.frombuffer(raw, dtype=dtype, count=count)
+    arr.flags.writeable = False
+    return arr
+
+
+def _kernel_input(ft: FloatType, array: ArrowArray, owner: object) -> KernelInput:
+    n, off = array.length, array.offset
+    if n < 0 or off < 0 or array.n_buffers != 2:
+        raise ValueError(f"malformed Arrow float array (length {n}, offset {off}, "
+                         f"{array.n_buffers} buffers)")
+    data = array.buffers[1]
+    bits = (np.zeros(n, ft.bits_dtype) if not data
+            else _view(data, ft.bits_dtype, off + n, owner)[off:])
+    validity = array.buffers[0]
+    if not validity or array.null_count == 0:
+        return KernelInput(ft, bits, _kernels.VALIDITY_NONE, _NO_VALIDITY)
+    bitmap = _view(validity, np.dtype(np.uint8), (off + n + 7) // 8, owner)
+    return KernelInput(ft, bits, _kernels.VALIDITY_BITMAP, bitmap[off // 8:], off % 8)
+
+
+def import_chunks(obj: Any) -> list[KernelInput]:
+    """The float chunks of an object exposing the Arrow PyCapsule interface."""
+    if hasattr(obj, "__arrow_c_array__"):
+        schema_capsule, array_capsule = obj.__arrow_c_array__()
+        schema = ArrowSchema.from_address(_capsule_pointer(schema_capsule, b"arrow_schema"))
+        array = ArrowArray.from_address(_capsule_pointer(array_capsule, b"arrow_array"))
+        return [_kernel_input(_float_type(schema), array, (schema_capsule, array_capsule))]
+    if hasattr(obj, "__arrow_c_stream__"):
+        capsule = obj.__arrow_c_stream__()
+        stream = ArrowArrayStream.from_address(
+            _capsule_pointer(capsule, b"arrow_array_stream"))
+        schema = _Owned(ArrowSchema(), _RELEASE_SCHEMA)
+        _check(stream, stream.get_schema(ctypes.byref(stream), ctypes.byref(schema.struct)))
+        ft = _float_type(schema.struct)
+        chunks = []
+        while True:
+            owned = _Owned(ArrowArray(), _RELEASE_ARRAY)
+            _check(stream, stream.get_next(ctypes.byref(stream), ctypes.byref(owned.struct)))
+            if not owned.struct.release:  # end of stream
+                break
+            chunks.append(_kernel_input(ft, owned.struct, (capsule, owned)))
+        return chunks
+    raise TypeError(f"{type(obj).__name__} exposes neither __arrow_c_array__ nor "
+                    "__arrow_c_stream__")
+
+
+def _check(stream: ArrowArrayStream, code: int) -> None:
+    if code != 0:
+        msg = stream.get_last_error(ctypes.byref(stream)) if stream.get_last_error else None
+        raise RuntimeError(f"Arrow stream error {code}: "
+                           f"{(msg or b'').decode(errors='replace')}")

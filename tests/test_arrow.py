@@ -1,0 +1,95 @@
+"""Arrow input: pyarrow arrays, chunked arrays, and any Arrow C Data producer."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nanstats
+from nanstats import UnsupportedDtypeError
+from nanstats.arrow_c import import_chunks
+from tests.strategies import Column, columns
+
+ARROW_TYPES = {2: pa.float16(), 4: pa.float32(), 8: pa.float64()}
+
+
+def arrow_slice(col: Column, lo: int, hi: int) -> pa.Array:
+    """Rows lo..hi of the column as a pyarrow array that is itself a slice at an
+    odd offset of a larger buffer (so data and validity offsets are exercised)."""
+    pad = 3
+    bits = np.r_[np.zeros(pad, col.ft.bits_dtype), np.array(col.bits[lo:hi], col.ft.bits_dtype)]
+    valid = [True] * (hi - lo) if col.valid is None else col.valid[lo:hi]
+    valid_bits = np.packbits(np.array([False] * pad + valid, bool), bitorder="little")
+    full = pa.Array.from_buffers(ARROW_TYPES[col.ft.nbytes], pad + hi - lo,
+                                 [pa.py_buffer(valid_bits.tobytes()), pa.py_buffer(bits.tobytes())])
+    return full.slice(pad)
+
+
+class CArrayOnly:
+    """A producer that exposes only the C Data Interface (no pyarrow type)."""
+
+    def __init__(self, obj: object, stream: bool) -> None:
+        self._obj, self._stream = obj, stream
+        if stream:
+            self.__arrow_c_stream__ = obj.__arrow_c_stream__  # type: ignore[attr-defined]
+        else:
+            self.__arrow_c_array__ = obj.__arrow_c_array__  # type: ignore[attr-defined]
+
+
+@settings(max_examples=150)
+@given(columns(), st.data())
+def test_chunked_input_equals_one_array(col: Column, data: st.DataObject) -> None:
+    n = len(col.bits)
+    cuts = sorted(data.draw(st.lists(st.integers(0, n), max_size=5)))  # repeats: empty chunks
+    bounds = [0, *cuts, n]
+    chunks = [arrow_slice(col, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    chunked = pa.chunked_array(chunks, type=ARROW_TYPES[col.ft.nbytes])
+    expected = nanstats.page_stats(col.values(), col.mask(), page_starts=col.page_starts)
+    producers = {
+        "pyarrow.ChunkedArray": chunked,
+        "C stream": CArrayOnly(chunked, stream=True),
+    }
+    if col.ft.nbytes != 2:  # polars has no float16
+        producers["polars.Series"] = pl.Series(chunked)
+    for name, producer in producers.items():
+        got = nanstats.page_stats(producer, page_starts=col.page_starts)
+        assert got == expected, name
+        assert nanstats.summary(producer) == nanstats.summary(col.values(), col.mask()), name
+    single = arrow_slice(col, 0, n)
+    assert nanstats.summary(CArrayOnly(single, stream=False)) == nanstats.summary(
+        col.values(), col.mask())
+
+
+def test_views_keep_the_producer_alive() -> None:
+    arr = pa.array(np.linspace(-1, 1, 1000))
+    chunks = import_chunks(CArrayOnly(pa.chunked_array([arr[:500], arr[500:]]), stream=True))
+    del arr
+    gc.collect()
+    pa.array(np.zeros(100_000))  # reuse freed memory if any was freed
+    assert float(chunks[1].bits[-1:].view(np.float64)[0]) == 1.0
+    assert not chunks[0].bits.flags.writeable
+
+
+def test_page_spanning_chunks() -> None:
+    chunked = pa.chunked_array([[1.0, None], [float("nan")], [], [-4.0, 2.0]])
+    pages = nanstats.page_stats(chunked, page_starts=[0, 1, 4])
+    assert [(p.num_values, p.null_count, p.nan_count) for p in pages] == [(1, 0, 0), (3, 1, 1),
+                                                                          (1, 0, 0)]
+    assert (pages[1].min, pages[1].max) == (-4.0, -4.0)
+
+
+def test_arrow_errors() -> None:
+    with pytest.raises(UnsupportedDtypeError, match="not format 'l'"):
+        nanstats.summary(CArrayOnly(pa.array([1, 2]), stream=False))
+    with pytest.raises(UnsupportedDtypeError, match="not format 'vu'"):
+        nanstats.summary(pl.Series(["a"]))
+    with pytest.raises(TypeError, match="mask must be None"):
+        nanstats.summary(pl.Series([1.0]), np.ones(1, bool))
+    empty = nanstats.summary(pa.chunked_array([], pa.float32()))
+    assert (empty.physical_type, empty.num_values) == ("FLOAT", 0)
