@@ -13,6 +13,10 @@ __version__ = "0.1.0.dev0"
 
 import importlib.util as _importlib_util
 
+if _importlib_util.find_spec("pyarrow") is not None:
+    import nanstats.arrow
+
+    nanstats.arrow.register_compute_functions()
 if _importlib_util.find_spec("pandas") is not None:
     import nanstats.pandas  # noqa: F401  (registers the .nanstats accessors)
 

@@ -93,3 +93,67 @@ def test_arrow_errors() -> None:
         nanstats.summary(pl.Series([1.0]), np.ones(1, bool))
     empty = nanstats.summary(pa.chunked_array([], pa.float32()))
     assert (empty.physical_type, empty.num_values) == ("FLOAT", 0)
+
+
+@settings(max_examples=60)
+@given(columns())
+def test_compute_function_equals_summary(col: Column) -> None:
+    import pyarrow.compute as pc
+
+    from nanstats.arrow import FUNCTION_NAMES
+
+    arr = arrow_slice(col, 0, len(col.bits))
+    expected = nanstats.summary(col.values(), col.mask())
+    if len(arr) == 0:
+        # Arrow never calls an aggregate UDF on empty input (documented in nanstats.arrow).
+        with pytest.raises(pa.ArrowInvalid, match="empty inputs"):
+            pc.call_function(FUNCTION_NAMES[str(arr.type)], [arr])
+        return
+    got = pc.call_function(FUNCTION_NAMES[str(arr.type)], [arr])
+    assert got.type.field("min").type == arr.type
+    for name in ["num_values", "null_count", "nan_count", "pos_nan_count", "neg_nan_count"]:
+        assert got[name].as_py() == getattr(expected, name)
+    for name in ("min", "max"):
+        scalar = got[name]
+        bits = getattr(expected, f"{name}_bits")
+        if bits is None:
+            assert not scalar.is_valid
+        else:  # bit for bit, NaN payloads included
+            one = pa.repeat(scalar, 1)
+            assert int(np.frombuffer(one.buffers()[1], col.ft.bits_dtype)[one.offset]) == bits
+
+
+def test_group_by_aggregate_equals_per_group_summary() -> None:
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=3000)
+    v[rng.random(3000) < 0.1] = np.nan
+    v[::7] = -np.nan
+    keys = rng.integers(0, 5, 3000)
+    mask = rng.random(3000) < 0.05
+    t = pa.table({"k": keys, "v": pa.array(v, mask=mask), "h": pa.array(v.astype(np.float16))})
+    out = t.group_by("k").aggregate([("v", "nanstats_summary"),
+                                     ("h", "nanstats_summary_halffloat")]).to_pylist()
+    for row in out:
+        sel = keys == row["k"]
+        s = nanstats.summary(v[sel], ~mask[sel])
+        assert row["v_nanstats_summary"]["nan_count"] == s.nan_count
+        assert row["v_nanstats_summary"]["neg_nan_count"] == s.neg_nan_count
+        assert row["v_nanstats_summary"]["null_count"] == s.null_count
+        assert row["v_nanstats_summary"]["min"] == s.min
+        h = nanstats.summary(v[sel].astype(np.float16))
+        assert row["h_nanstats_summary_halffloat"]["max"] == h.max
+
+
+def test_summary_table() -> None:
+    from nanstats.arrow import summary_table
+
+    t = pa.table({"a": pa.array([1.0, None, -0.0], pa.float32()),
+                  "b": pa.array(np.array([np.nan, 2.0], np.float16).tolist() + [None],
+                                pa.float16()),
+                  "n": [1, 2, 3]})
+    out = summary_table(t).to_pylist()
+    assert [r["column"] for r in out] == ["a", "b"]
+    for r, name in zip(out, ["a", "b"], strict=True):
+        s = nanstats.summary(t[name])
+        assert (r["null_count"], r["nan_count"], r["min_bits"], r["max_bits"], r["min"]) == (
+            s.null_count, s.nan_count, s.min_bits, s.max_bits, s.min)
