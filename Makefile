@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test demo build bench compare docs lint clean
+.PHONY: test test-pandas2 demo build bench compare docs lint clean
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
@@ -22,6 +22,15 @@ build: $(STAMP)
 test: build
 	$(PY) -m pytest
 
+# The pandas faces against pandas 2.2 (the main environment has pandas 3).
+PANDAS2_VENV := .venv-pandas2
+test-pandas2: build
+	test -x $(PANDAS2_VENV)/bin/python || $(PYTHON) -m venv $(PANDAS2_VENV)
+	$(PANDAS2_VENV)/bin/python -m pip install --quiet "setuptools>=70" "Cython>=3.1" "numpy>=2.0,!=2.5.0"
+	$(PANDAS2_VENV)/bin/python -m pip install --quiet --no-build-isolation -e ".[test]" "pandas>=2.2,<2.3"
+	$(PANDAS2_VENV)/bin/python -c "import pandas; assert pandas.__version__.startswith('2.2'), pandas.__version__"
+	$(PANDAS2_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_pandas.py nanstats/pandas.py
+
 demo: build
 	$(PY) -m nanstats.demo
 
@@ -37,4 +46,4 @@ docs: build
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 clean:
-	rm -rf build $(VENV) nanstats/*.so nanstats/_kernels.c docs/_build
+	rm -rf build $(VENV) $(PANDAS2_VENV) nanstats/*.so nanstats/_kernels.c docs/_build
