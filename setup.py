@@ -15,8 +15,18 @@ if os.environ.get("NANSTATS_DEBUG"):
 extensions = [
     Extension(
         "nanstats._kernels",
-        ["nanstats/_kernels.pyx"],
-        include_dirs=[np.get_include()],
+        [
+            "nanstats/_kernels.pyx",
+            "nanstats/_simd/scan_baseline.c",
+            "nanstats/_simd/scan_avx2.c",
+            "nanstats/_simd/scan_dispatch.c",
+        ],
+        depends=[
+            "nanstats/_simd/scan.h",
+            "nanstats/_simd/scan_levels.h",
+            "nanstats/_simd/scan_template.h",
+        ],
+        include_dirs=[np.get_include(), "nanstats"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         extra_compile_args=compile_args,
     )

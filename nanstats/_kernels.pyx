@@ -37,108 +37,55 @@ VALIDITY_BITMAP = 2
 VALIDITY_NULL_BYTES = 3  # one byte per value, non-zero = null (numpy/pandas masks)
 
 
-cdef inline int64_t _key(bits_t b) noexcept nogil:
-    # Sign-extend to int64, then flip the magnitude bits of negatives.  The
-    # mask is all ones below the sign bit of the width when negative, else 0.
-    cdef int64_t s
-    if bits_t is uint16_t:
-        s = <int16_t>b
-        return s ^ ((s >> 63) & 0x7FFF)
-    elif bits_t is uint32_t:
-        s = <int32_t>b
-        return s ^ ((s >> 63) & 0x7FFFFFFF)
-    else:
-        s = <int64_t>b
-        return s ^ (<int64_t>(<uint64_t>(s >> 63) >> 1))
+cdef extern from "_simd/scan.h":
+    ctypedef void (*ns_scan_fn)(const void *data, int64_t n, int kind, const uint8_t *validity,
+                                int64_t validity_nbytes, int64_t bit_offset,
+                                const int64_t *page_starts, int64_t npages,
+                                int64_t *counts, int64_t *keys) noexcept nogil
+    ns_scan_fn ns_scan_function(int level, int width_code) noexcept nogil
+    int ns_level_available(int level) noexcept nogil
+    int ns_best_level() noexcept nogil
+
+# Instruction-set levels, lowest first.  The loops are the same C code
+# compiled for each level (nanstats/_simd/); the best level the CPU supports
+# is used unless NANSTATS_SIMD or set_simd_level() says otherwise.
+SIMD_LEVELS = ("baseline", "avx2")
+cdef int _level = ns_best_level()
 
 
-cdef inline bint _is_nan(bits_t b) noexcept nogil:
-    # Exponent all ones and a non-zero mantissa: the magnitude exceeds inf.
-    if bits_t is uint16_t:
-        return (b & 0x7FFF) > 0x7C00
-    elif bits_t is uint32_t:
-        return (b & 0x7FFFFFFF) > 0x7F800000
-    else:
-        return (b & 0x7FFFFFFFFFFFFFFFULL) > 0x7FF0000000000000ULL
+def simd_levels():
+    """The instruction-set levels this CPU can run, lowest first."""
+    return tuple(name for i, name in enumerate(SIMD_LEVELS) if ns_level_available(i))
 
 
-cdef struct Acc:
-    int64_t nulls
-    int64_t pos_nan
-    int64_t neg_nan
-    int64_t vmin
-    int64_t vmax
-    int64_t nmin
-    int64_t nmax
+def simd_level():
+    """The level scan() uses now."""
+    return SIMD_LEVELS[_level]
 
 
-cdef inline void _acc_reset(Acc* a) noexcept nogil:
-    a.nulls = 0
-    a.pos_nan = 0
-    a.neg_nan = 0
-    a.vmin = INT64_MAX
-    a.vmax = INT64_MIN
-    a.nmin = INT64_MAX
-    a.nmax = INT64_MIN
+def set_simd_level(name):
+    """Use the given level from now on (for tests and benchmarks)."""
+    global _level
+    if name not in SIMD_LEVELS:
+        raise ValueError(f"unknown SIMD level {name!r}; known: {', '.join(SIMD_LEVELS)}")
+    i = SIMD_LEVELS.index(name)
+    if not ns_level_available(i):
+        raise ValueError(f"this CPU cannot run the {name!r} level; it can run "
+                         f"{', '.join(simd_levels())}")
+    _level = i
 
 
-cdef inline void _acc_add(Acc* a, bits_t b, int64_t valid) noexcept nogil:
-    # Branch-free: every update is a select on 0/1 flags, so the loops that
-    # call this can be vectorised.
-    cdef int64_t key = _key(b)
-    cdef int64_t nan = _is_nan(b)
-    cdef int64_t neg = key < 0
-    cdef int64_t vnan = valid & nan
-    cdef int64_t vnum = valid & (nan ^ 1)
-    a.nulls += valid ^ 1
-    a.pos_nan += vnan & (neg ^ 1)
-    a.neg_nan += vnan & neg
-    a.vmin = min(a.vmin, key if vnum else INT64_MAX)
-    a.vmax = max(a.vmax, key if vnum else INT64_MIN)
-    a.nmin = min(a.nmin, key if vnan else INT64_MAX)
-    a.nmax = max(a.nmax, key if vnan else INT64_MIN)
+def _init_level_from_environment():
+    import os
+    forced = os.environ.get("NANSTATS_SIMD", "").strip().lower()
+    if forced:
+        try:
+            set_simd_level(forced)
+        except ValueError as exc:
+            raise ValueError(f"NANSTATS_SIMD={forced!r}: {exc}") from None
 
 
-cdef inline void _acc_store(Acc* a, int64_t n, int64_t[:, ::1] counts,
-                            int64_t[:, ::1] keys, Py_ssize_t p) noexcept nogil:
-    counts[p, 0] = n
-    counts[p, 1] = a.nulls
-    counts[p, 2] = a.pos_nan
-    counts[p, 3] = a.neg_nan
-    keys[p, 0] = a.vmin
-    keys[p, 1] = a.vmax
-    keys[p, 2] = a.nmin
-    keys[p, 3] = a.nmax
-
-
-cdef void _scan_pages(const bits_t[::1] data, int kind, const uint8_t[::1] validity,
-                      int64_t bit_offset, const int64_t[::1] page_starts,
-                      int64_t[:, ::1] counts, int64_t[:, ::1] keys) noexcept nogil:
-    cdef Py_ssize_t n = data.shape[0]
-    cdef Py_ssize_t npages = page_starts.shape[0]
-    cdef Py_ssize_t p, i, start, stop
-    cdef int64_t bit
-    cdef Acc acc
-    cdef const bits_t* d = &data[0] if n > 0 else NULL
-    cdef const uint8_t* v = &validity[0] if validity.shape[0] > 0 else NULL
-    for p in range(npages):
-        start = page_starts[p]
-        stop = page_starts[p + 1] if p + 1 < npages else n
-        _acc_reset(&acc)
-        if kind == 0:
-            for i in range(start, stop):
-                _acc_add(&acc, d[i], 1)
-        elif kind == 1:
-            for i in range(start, stop):
-                _acc_add(&acc, d[i], v[i] != 0)
-        elif kind == 3:
-            for i in range(start, stop):
-                _acc_add(&acc, d[i], v[i] == 0)
-        else:
-            for i in range(start, stop):
-                bit = bit_offset + i
-                _acc_add(&acc, d[i], (v[bit >> 3] >> (bit & 7)) & 1)
-        _acc_store(&acc, stop - start, counts, keys, p)
+_init_level_from_environment()
 
 
 def scan(const bits_t[::1] data, int validity_kind, const uint8_t[::1] validity,
@@ -170,5 +117,13 @@ def scan(const bits_t[::1] data, int validity_kind, const uint8_t[::1] validity,
             raise ValueError("validity bitmap is too short for the data and bit offset")
     elif validity_kind != VALIDITY_NONE:
         raise ValueError(f"unknown validity kind {validity_kind}")
+    cdef int width_code = 0 if bits_t is uint16_t else (1 if bits_t is uint32_t else 2)
+    cdef ns_scan_fn fn = ns_scan_function(_level, width_code)
+    cdef const uint8_t* vptr = &validity[0] if validity.shape[0] > 0 else NULL
+    cdef const void* dptr = <const void*>&data[0] if n > 0 else NULL
+    cdef int64_t nbytes = validity.shape[0]
+    if fn == NULL:
+        raise RuntimeError("no scan kernel for this level and width")
     with nogil:
-        _scan_pages(data, validity_kind, validity, bit_offset, page_starts, counts, keys)
+        fn(dptr, n, validity_kind, vptr, nbytes, bit_offset, &page_starts[0], npages,
+           &counts[0, 0], &keys[0, 0])

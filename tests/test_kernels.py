@@ -139,6 +139,63 @@ def test_large_array_with_many_pages_matches_numpy_reference() -> None:
     assert got == expected
 
 
+@pytest.fixture(params=_kernels.simd_levels())
+def simd_level(request):
+    """Run a test under every instruction-set level this CPU has."""
+    before = _kernels.simd_level()
+    _kernels.set_simd_level(request.param)
+    yield request.param
+    _kernels.set_simd_level(before)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bytes", "null_bytes", "bitmap"])
+def test_long_columns_with_nan_bursts_every_level(simd_level, ft, kind) -> None:
+    # Several 8192-row blocks, some with NaNs (bursts of both signs and many
+    # payloads), some without, all-null stretches, odd page boundaries and an
+    # odd bitmap offset: the vector loops, their tails and the NaN pass.
+    rng = np.random.default_rng(11)
+    n = 40_003
+    bits = rng.integers(0, 1 << ft.width, n, dtype=np.uint64).astype(ft.bits_dtype)
+    # Finite values (top exponent bit cleared) outside the bursts, so that
+    # most blocks hold no NaN at all.
+    bits &= np.array(((1 << ft.width) - 1) ^ (1 << (ft.width - 2))).astype(ft.bits_dtype)
+    for lo in (100, 9_000, 30_000):
+        burst = rng.integers(1, ft.inf_bits ^ ft.abs_mask, 300, dtype=np.uint64)
+        signs = rng.random(300) < 0.5
+        bits[lo:lo + 300] = (burst | np.uint64(ft.inf_bits)
+                             | np.where(signs, np.uint64(ft.sign_mask), np.uint64(0))).astype(
+            ft.bits_dtype)
+    valid = rng.random(n) > 0.1
+    valid[20_000:29_000] = False
+    starts = np.r_[0, np.sort(rng.choice(np.arange(1, n), 17, replace=False))]
+    col = Column(ft, bits.tolist(), None if kind == "none" else valid.tolist(), starts.tolist(), 0)
+    kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
+             "null_bytes": _kernels.VALIDITY_NULL_BYTES, "bitmap": _kernels.VALIDITY_BITMAP}
+    table = kernel_table(col, kinds[kind], 5)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
+
+
+@given(columns())
+def test_every_level_matches_oracle(col: Column) -> None:
+    before = _kernels.simd_level()
+    try:
+        for level in _kernels.simd_levels():
+            _kernels.set_simd_level(level)
+            table = kernel_table(col, _kernels.VALIDITY_BITMAP, 6)
+            got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+            assert got == oracle_pages(col), level
+    finally:
+        _kernels.set_simd_level(before)
+
+
+def test_simd_level_control() -> None:
+    assert _kernels.simd_levels()[0] == "baseline"
+    with pytest.raises(ValueError, match="unknown SIMD level"):
+        _kernels.set_simd_level("avx9")
+
+
 class TestKernelGuards:
     """Misuse of the raw kernel raises instead of reading out of bounds."""
 

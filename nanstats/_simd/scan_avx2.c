@@ -1,0 +1,18 @@
+/* The AVX2 level, compiled for AVX2 whatever the build machine, used only
+ * where the CPU reports AVX2 at run time. */
+#if defined(__x86_64__) || defined(_M_X64)
+#pragma GCC target("avx2,bmi,bmi2,popcnt")
+#include <immintrin.h>
+#define NS_SUFFIX _avx2
+#define NS_VBYTES 32
+#define NS_NATIVE_MIN16(a, b) _mm256_min_epi16((__m256i)(a), (__m256i)(b))
+#define NS_NATIVE_MAX16(a, b) _mm256_max_epi16((__m256i)(a), (__m256i)(b))
+#define NS_NATIVE_MIN32(a, b) _mm256_min_epi32((__m256i)(a), (__m256i)(b))
+#define NS_NATIVE_MAX32(a, b) _mm256_max_epi32((__m256i)(a), (__m256i)(b))
+#include "scan_levels.h"
+#else
+/* Not x86: the baseline table stands in (never selected). */
+#include "scan.h"
+extern const ns_scan_fn ns_table_baseline[3];
+const ns_scan_fn *const ns_table_avx2 = ns_table_baseline;
+#endif
