@@ -1,0 +1,10 @@
+"""nanstats on Spark: float statistics computed on the executors.
+
+Needs the ``spark`` extra (pyspark 4).  Spark's local mode is the default;
+a cluster is the same code with another master URL, with nanstats installed
+on the executors.
+"""
+
+from nanstats.spark.summary import summary
+
+__all__ = ["summary"]
