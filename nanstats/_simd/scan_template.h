@@ -136,12 +136,34 @@ static inline S NS_FN(ns_rot_)(S k, T by) { return (S)((T)k + by); }
         xneg -= vnan_ & sg_;                                                  \
     } while (0)
 
-/* The second pass (float64 only): the NaN-related reductions alone. */
-#define NS_VUPDATE_NAN(s, ok, ref)                                            \
+/* The second pass (float64 only): min and max of the NaN lanes alone. */
+#define NS_VUPDATE_NAN(s, ok)                                                 \
     do {                                                                      \
-        NS_VCOMMON(s, ok, ref);                                               \
-        (void)a_;                                                             \
-        NS_VNAN_REDUCE;                                                       \
+        V sg_ = (s) >> (NS_W - 1);                                            \
+        V key_ = (s) ^ (V)((VU)sg_ >> 1);                                     \
+        V m_ = (V)(((VU)(s) & ABS_MASK) > INF_BITS) & (ok);                   \
+        V lo_ = NS_SEL(m_, key_, (V){} + S_MAX);                              \
+        V hi_ = NS_SEL(m_, key_, (V){} + S_MIN);                              \
+        xkmin = NS_VMIN(lo_, xkmin);                                          \
+        xkmax = NS_VMAX(hi_, xkmax);                                          \
+    } while (0)
+
+/* After a NaN pass: xkmin/xkmax hold the NaN extremes of the vector rows.
+ * Store them where ns_fold_ looks for NaN extremes whatever the signs. */
+#define NS_NAN_PASS_STORE(acc)                                                \
+    do {                                                                      \
+        S lo_ = S_MAX, hi_ = S_MIN;                                           \
+        for (int l_ = 0; l_ < LANES; l_++) {                                  \
+            lo_ = xkmin[l_] < lo_ ? xkmin[l_] : lo_;                          \
+            hi_ = xkmax[l_] > hi_ ? xkmax[l_] : hi_;                          \
+        }                                                                     \
+        S blo_ = NS_FN(ns_rot_)(lo_, C_NAN), ahi_ = NS_FN(ns_rot_)(hi_, (T)-C_NAN); \
+        (acc)->kmin = lo_ < (acc)->kmin ? lo_ : (acc)->kmin;                  \
+        (acc)->kmax = hi_ > (acc)->kmax ? hi_ : (acc)->kmax;                  \
+        (acc)->bmin = blo_ < (acc)->bmin ? blo_ : (acc)->bmin;                \
+        (acc)->amax = ahi_ > (acc)->amax ? ahi_ : (acc)->amax;                \
+        xkmin = (V){} + S_MAX;                                                \
+        xkmax = (V){} + S_MIN;                                                \
     } while (0)
 
 /* The scalar form, for the rows after the last full vector. */
@@ -214,8 +236,9 @@ static void NS_FN(ns_rows_none_)(const T *restrict d, int64_t n, BLOCK_T *acc)
     if (NS_NAN_PASS && !NS_NO_NAN(xnan)) {
         for (int64_t j = 0; j + LANES <= n; j += LANES) {
             V s = NS_FN(ns_vload_)(d + j);
-            NS_VUPDATE_NAN(s, all, all);
+            NS_VUPDATE_NAN(s, all);
         }
+        NS_NAN_PASS_STORE(acc);
     }
     NS_VFOLD(acc);
     for (; i < n; i++)
@@ -251,8 +274,9 @@ static void NS_FN(ns_rows_bytes_)(const T *restrict d, const uint8_t *restrict v
             V wide = __builtin_convertvector(raw, V);
             V ok = null_bytes ? (V)(wide == 0) : (V)(wide != 0);
             V s = NS_FN(ns_vload_)(d + j);
-            NS_VUPDATE_NAN(s, ok, refv);
+            NS_VUPDATE_NAN(s, ok);
         }
+        NS_NAN_PASS_STORE(acc);
     }
     NS_VFOLD(acc);
     for (; i < n; i++)
@@ -336,9 +360,10 @@ static void NS_FN(ns_rows_bitmap_)(const T *restrict d, const uint8_t *restrict 
             for (int q = 0; q < NS_W / LANES; q++) {
                 V ok = (V)((wv & lane_bits[q]) != 0);
                 V s = NS_FN(ns_vload_)(d + j + q * LANES);
-                NS_VUPDATE_NAN(s, ok, refv);
+                NS_VUPDATE_NAN(s, ok);
             }
         }
+        NS_NAN_PASS_STORE(acc);
     }
     NS_VFOLD(acc);
     for (; i < n; i++)
@@ -424,6 +449,7 @@ static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t
 #undef NS_VLOCALS
 #undef NS_VUPDATE
 #undef NS_VUPDATE_NAN
+#undef NS_NAN_PASS_STORE
 #undef NS_VCOMMON
 #undef NS_VNAN_REDUCE
 #undef NS_NAN_PASS
