@@ -5,6 +5,7 @@ a cluster is the same code with another master URL, with nanstats installed
 on the executors.
 """
 
+from nanstats.spark.pandas_udfs import summary_columns, summary_in_pandas
 from nanstats.spark.summary import summary
 
-__all__ = ["summary"]
+__all__ = ["summary", "summary_columns", "summary_in_pandas"]

@@ -82,3 +82,19 @@ def test_bad_columns(spark) -> None:
         nanstats.spark.summary(df, columns=["s"])
     with pytest.raises(ValueError, match="no column 'z'"):
         nanstats.spark.summary(df, columns=["z"])
+
+
+def test_pandas_flavours_give_the_same_numbers(spark) -> None:
+    df, _ = _frame(spark, n=3000, seed=4)
+    fields = ["num_values", "null_count", "nan_count", "pos_nan_count", "neg_nan_count",
+              "min_bits", "max_bits"]
+    exact = {(r.k, r.column): tuple(getattr(r, f) for f in fields)
+             for r in nanstats.spark.summary(df, by="k").collect()}
+    applied = {(r.k, r.column): tuple(getattr(r, f) for f in fields)
+               for r in nanstats.spark.summary_in_pandas(df, by="k").collect()}
+    assert applied == exact
+    aggs = df.groupBy("k").agg(*nanstats.spark.summary_columns("x", fields)).collect()
+    for r in aggs:
+        assert tuple(r[f"x_{f}"] for f in fields) == exact[(r.k, "x")]
+    with pytest.raises(ValueError, match="unknown field"):
+        nanstats.spark.summary_columns("x", ["median"])

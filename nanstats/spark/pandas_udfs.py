@@ -1,0 +1,126 @@
+"""The pandas flavour: pandas UDFs that give the numbers of ``nanstats.spark.summary``.
+
+Spark hands a pandas UDF a float Series in which nulls have become NaN, so
+every function here also receives ``col.isNull()`` and rebuilds the mask.
+NaN bits (sign, payload) and ``-0.0`` survive the conversion.
+
+* :func:`summary_columns` — grouped-aggregate pandas UDFs, one per field, for
+  ``groupBy(...).agg(...)``.  Each recomputes the column's statistics, so
+  asking for all nine fields costs nine passes; ask for the ones you need.
+* :func:`summary_in_pandas` — the whole table of :func:`nanstats.spark.summary`
+  through ``groupBy().applyInPandas``: one pass per group and column.
+
+Both are slower than :func:`nanstats.spark.summary` (Arrow batches, no pandas
+objects); benchmarks/spark_stats.py measures them side by side.
+
+>>> from nanstats.spark.session import local_session
+>>> spark = local_session()
+>>> df = spark.createDataFrame([("a", 1.0), ("a", None), ("b", float("nan"))], "k string, x double")
+>>> sorted(tuple(r) for r in df.groupBy("k").agg(*summary_columns("x", ["null_count", "nan_count"])).collect())
+[('a', 1, 0), ('b', 0, 1)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+FIELDS = {
+    "num_values": "long", "null_count": "long", "nan_count": "long",
+    "pos_nan_count": "long", "neg_nan_count": "long",
+    "min": "double", "max": "double", "min_bits": "long", "max_bits": "long",
+}
+
+
+def _stats(values: pd.Series, is_null: pd.Series) -> Any:
+    import nanstats
+
+    data = values.to_numpy(dtype=values.dtype, copy=False)
+    return nanstats.summary(np.ascontiguousarray(data), ~is_null.to_numpy(dtype=bool))
+
+
+def _signed(bits: int | None) -> int | None:
+    return None if bits is None else bits - (1 << 64) if bits >= 1 << 63 else bits
+
+
+def _field(stats: Any, name: str) -> Any:
+    if name in ("min_bits", "max_bits"):
+        return _signed(getattr(stats, name))
+    return getattr(stats, name)
+
+
+def _field_aggregate(name: str) -> Any:
+    def aggregate(values: pd.Series, is_null: pd.Series) -> float:
+        return _field(_stats(values, is_null), name)  # type: ignore[no-any-return]
+
+    return aggregate
+
+
+def summary_columns(column: str, fields: Sequence[str] | None = None) -> list[Any]:
+    """Aggregate expressions (``<column>_<field>``) for ``groupBy().agg``."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.functions import pandas_udf
+
+    out = []
+    for name in fields or list(FIELDS):
+        if name not in FIELDS:
+            raise ValueError(f"unknown field {name!r}; fields: {', '.join(FIELDS)}")
+
+        udf = pandas_udf(_field_aggregate(name), FIELDS[name])  # type: ignore[call-overload]
+        out.append(udf(F.col(column), F.col(column).isNull()).alias(f"{column}_{name}"))
+    return out
+
+
+def _typed_frame(rows: list[dict[str, Any]], by: list[str]) -> pd.DataFrame:
+    """Rows as a DataFrame whose columns keep exact longs and NaN-vs-null floats.
+
+    A plain DataFrame would turn a long column with a null into float64
+    (losing the low bits of a bit pattern) and a NaN into a null on the way
+    to Spark; masked arrays built from explicit masks keep both.
+    """
+    out: dict[str, Any] = {k: [r[k] for r in rows] for k in [*by, "column", "physical_type"]}
+    for name, kind in FIELDS.items():
+        values = [r[name] for r in rows]
+        mask = np.array([v is None for v in values], dtype=bool)
+        if kind == "long":
+            data = np.array([0 if v is None else v for v in values], dtype=np.int64)
+            out[name] = pd.arrays.IntegerArray(data, mask)
+        else:
+            data = np.array([0.0 if v is None else v for v in values], dtype=np.float64)
+            out[name] = pd.arrays.FloatingArray(data, mask)
+    return pd.DataFrame(out)
+
+
+def summary_in_pandas(df: Any, columns: Sequence[str] | None = None,
+                      by: str | Sequence[str] | None = None) -> Any:
+    """The table of :func:`nanstats.spark.summary`, computed with applyInPandas."""
+    from pyspark.sql import functions as F
+
+    from nanstats.spark.summary import _float_columns
+
+    by_list = [by] if isinstance(by, str) else list(by or [])
+    cols = _float_columns(df, columns)
+    key_schema = [f"`{f.name}` {f.dataType.simpleString()}" for f in df.schema.fields
+                  if f.name in by_list]
+    schema = ", ".join([*key_schema, "column string", "physical_type string",
+                        *(f"{k} {v}" for k, v in FIELDS.items())])
+    flags = [F.col(c).isNull().alias(f"__null_{c}") for c, _ in cols]
+    selected = df.select(*by_list, *(c for c, _ in cols), *flags)
+    if not by_list:
+        selected = selected.withColumn("__all", F.lit(0))
+
+    def per_group(pdf: pd.DataFrame) -> pd.DataFrame:
+        rows = []
+        for c, _ in cols:
+            s = _stats(pdf[c], pdf[f"__null_{c}"])
+            row = {k: pdf[k].iloc[0] for k in by_list}
+            row.update(column=c, physical_type=s.physical_type,
+                       **{f: _field(s, f) for f in FIELDS})
+            rows.append(row)
+        return _typed_frame(rows, by_list)
+
+    grouped = selected.groupBy(*(by_list or ["__all"]))
+    return grouped.applyInPandas(per_group, schema)
