@@ -1,0 +1,292 @@
+"""The pages of a column chunk: their headers, where they lie, how many values.
+
+A column chunk is a run of pages, each a Thrift ``PageHeader`` followed by
+its (possibly compressed) payload: an optional dictionary page first, then
+data pages (v1 or v2).  :func:`read_pages` walks the headers and checks every
+one against the chunk and the file, so a header that lies about its size
+raises :class:`~nanstats.errors.ParquetFormatError` naming the byte offset.
+
+>>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+>>> from nanstats.parquet.footer import read_footer
+>>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+>>> papq.write_table(pa.table({"x": [1.0, 2.0, 1.0]}), path)
+>>> footer = read_footer(path)
+>>> with open(path, "rb") as f:
+...     pages = read_pages(f, footer, 0, 0)
+>>> [(p.page_type, p.num_values, p.is_data) for p in pages]
+[(2, 2, False), (0, 3, True)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO, Any
+
+from nanstats.errors import ParquetFormatError
+from nanstats.parquet.footer import Footer
+from nanstats.parquet.thrift_codec import decode, pq
+
+DATA_PAGE_TYPES = (pq.PAGE_DATA, pq.PAGE_DATA_V2)
+PAGE_TYPE_NAMES = {
+    pq.PAGE_DATA: "DATA_PAGE",
+    pq.PAGE_INDEX: "INDEX_PAGE",
+    pq.PAGE_DICTIONARY: "DICTIONARY_PAGE",
+    pq.PAGE_DATA_V2: "DATA_PAGE_V2",
+}
+
+# Bytes read at first to decode a header; grown when a header is larger
+# (page statistics of long byte-array values, say).
+_FIRST_WINDOW = 1024
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a column chunk, as its header describes it.
+
+    ``offset`` is the file offset of the header, ``header_length`` its
+    encoded size; the payload follows.  ``num_values`` counts values
+    including nulls for data pages (v1 and v2) and entries for a dictionary
+    page; ``num_rows`` is set for v2 data pages only.
+    """
+
+    offset: int
+    header: Any  # pq.PageHeader
+    header_length: int
+    page_type: int
+    num_values: int | None
+    num_rows: int | None
+
+    @property
+    def data_offset(self) -> int:
+        """File offset of the payload."""
+        return self.offset + self.header_length
+
+    @property
+    def compressed_page_size(self) -> int:
+        """Size of the payload as stored."""
+        return int(self.header.compressed_page_size)
+
+    @property
+    def end(self) -> int:
+        """File offset just past the payload (where the next page starts)."""
+        return self.data_offset + self.compressed_page_size
+
+    @property
+    def is_data(self) -> bool:
+        """True for data pages (v1 or v2)."""
+        return self.page_type in DATA_PAGE_TYPES
+
+    @property
+    def type_name(self) -> str:
+        """The page type as the format names it (``DATA_PAGE``, ...)."""
+        return PAGE_TYPE_NAMES.get(self.page_type, str(self.page_type))
+
+    @property
+    def statistics(self) -> Any:
+        """The Statistics in a data page header, or None."""
+        sub = self.header.data_page_header or self.header.data_page_header_v2
+        return None if sub is None else sub.statistics
+
+
+def chunk_range(footer: Footer, row_group: int, leaf: int) -> tuple[int, int]:
+    """(start, length) of a column chunk's pages in the file, checked.
+
+    The chunk starts at the dictionary page when there is one, else at the
+    first data page.  Some writers set ``dictionary_page_offset`` to 0 (or
+    leave it out) although a dictionary page sits at ``data_page_offset``;
+    starting at the smaller valid offset covers both.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.parquet.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0]}), path)
+    >>> chunk_range(read_footer(path), 0, 0)[0]
+    4
+    """
+    chunk = footer.chunk(row_group, leaf)
+    where = _where(footer, row_group, leaf)
+    meta = chunk.meta_data
+    if meta is None:
+        raise ParquetFormatError(f"{where}: the column metadata is missing (encrypted?)",
+                                 path=footer.path)
+    data_off = meta.data_page_offset
+    dict_off = meta.dictionary_page_offset
+    length = meta.total_compressed_size
+    if data_off is None or length is None:
+        raise ParquetFormatError(f"{where}: data_page_offset or total_compressed_size missing",
+                                 path=footer.path)
+    # pyarrow writes data_page_offset 0 for a chunk with no data page (an
+    # empty row group): only offsets past the magic count.
+    valid = [o for o in (data_off, dict_off) if o is not None and o >= 4]
+    start = min(valid) if valid else data_off
+    if start < 4 or length < 0 or start + length > footer.metadata_offset:
+        raise ParquetFormatError(
+            f"{where}: pages at bytes {start}..{start + length} lie outside the data region "
+            f"(bytes 4..{footer.metadata_offset})", path=footer.path, offset=start)
+    if data_off >= 4 and data_off >= start + length and length > 0:
+        raise ParquetFormatError(
+            f"{where}: data_page_offset {data_off} lies past the chunk's "
+            f"{length} bytes from {start}", path=footer.path, offset=data_off)
+    return start, length
+
+
+def read_pages(f: IO[bytes], footer: Footer, row_group: int, leaf: int) -> list[Page]:
+    """The checked pages of one column chunk, read from the open file ``f``.
+
+    Reads only page headers.  Raises ParquetFormatError when a header does
+    not decode, lies outside the chunk or the file, has a negative size or
+    count, when a dictionary page is not first, or when the data pages' value
+    counts do not add up to the chunk's ``num_values``.
+    """
+    start, length = chunk_range(footer, row_group, leaf)
+
+    def window(offset: int, size: int) -> bytes:
+        f.seek(offset)
+        return f.read(size)
+
+    return _walk(window, footer, row_group, leaf, start, length)
+
+
+def pages_from_bytes(data: bytes | memoryview, start: int, footer: Footer, row_group: int,
+                     leaf: int) -> list[Page]:
+    """Like :func:`read_pages`, from the chunk's bytes already in memory.
+
+    ``data`` holds the chunk's bytes, ``start`` is where they begin in the
+    file (see :func:`chunk_range`).
+    """
+    view = memoryview(data)
+    length = len(view)
+
+    def window(offset: int, size: int) -> bytes:
+        lo = offset - start
+        return bytes(view[lo:lo + size])
+
+    return _walk(window, footer, row_group, leaf, start, length)
+
+
+def check_offset_index_pages(pages: list[Page], offset_index: Any, footer: Footer,
+                             row_group: int, leaf: int) -> None:
+    """Check that an OffsetIndex lists exactly the chunk's data pages.
+
+    Each page location must name the offset of a data page header and its
+    full size (header and payload); a v2 page's ``num_rows`` must match the
+    gap between first rows.  Raises ParquetFormatError otherwise; does
+    nothing when ``offset_index`` is None.
+
+    >>> check_offset_index_pages([], None, None, 0, 0)  # nothing to check
+    """
+    if offset_index is None:
+        return
+    where = _where(footer, row_group, leaf)
+    data = [p for p in pages if p.is_data]
+    locs = offset_index.page_locations or []
+    if len(locs) != len(data):
+        raise ParquetFormatError(
+            f"{where}: the OffsetIndex lists {len(locs)} pages, the chunk has {len(data)} data "
+            "pages", path=footer.path, offset=data[0].offset if data else None)
+    for i, (loc, page) in enumerate(zip(locs, data, strict=True)):
+        if loc.offset != page.offset or loc.compressed_page_size != page.end - page.offset:
+            raise ParquetFormatError(
+                f"{where}: OffsetIndex page {i} is at byte {loc.offset} ({loc.compressed_page_size}"
+                f" bytes) but data page {i} is at byte {page.offset} ({page.end - page.offset} "
+                "bytes)", path=footer.path, offset=loc.offset)
+    rows = footer.metadata.row_groups[row_group].num_rows or 0
+    firsts = [loc.first_row_index for loc in locs] + [rows]
+    for i, page in enumerate(data):
+        if page.num_rows is not None and firsts[i + 1] - firsts[i] != page.num_rows:
+            raise ParquetFormatError(
+                f"{where}: OffsetIndex page {i} spans rows {firsts[i]}..{firsts[i + 1]}, but "
+                f"its DATA_PAGE_V2 header says {page.num_rows} rows", path=footer.path,
+                offset=page.offset)
+
+
+def _where(footer: Footer, row_group: int, leaf: int) -> str:
+    return f"row group {row_group}, column {footer.columns[leaf].name!r}"
+
+
+def _walk(window: Any, footer: Footer, row_group: int, leaf: int, start: int,
+          length: int) -> list[Page]:
+    where = _where(footer, row_group, leaf)
+    path = footer.path
+    meta = footer.chunk(row_group, leaf).meta_data
+    end = start + length
+    pages: list[Page] = []
+    pos = start
+    total_values = 0
+    while pos < end:
+        available = end - pos
+        size = min(_FIRST_WINDOW, available)
+        while True:
+            raw = window(pos, size)
+            try:
+                header, used = decode(pq.PageHeader, raw, path=path, offset=pos,
+                                      what=f"page header of {where}")
+                break
+            except ParquetFormatError:
+                if size >= available:
+                    raise
+                size = min(size * 16, available)
+        page = _page(header, used, pos, where, path)
+        if page.end > end:
+            raise ParquetFormatError(
+                f"{where}: {page.type_name} at byte {pos} ends at byte {page.end}, past the "
+                f"end of the column chunk (byte {end})", path=path, offset=pos)
+        if page.page_type == pq.PAGE_DICTIONARY and pages:
+            raise ParquetFormatError(f"{where}: a dictionary page that is not the chunk's first "
+                                     "page", path=path, offset=pos)
+        if page.is_data:
+            total_values += page.num_values or 0
+        pages.append(page)
+        pos = page.end
+    expected = meta.num_values
+    if expected is not None and total_values != expected:
+        raise ParquetFormatError(
+            f"{where}: the data pages hold {total_values} values, the column metadata says "
+            f"{expected}", path=path, offset=start)
+    return pages
+
+
+def _page(header: Any, used: int, pos: int, where: str, path: str) -> Page:
+    ptype = header.type
+    comp, uncomp = header.compressed_page_size, header.uncompressed_page_size
+    if comp is None or uncomp is None or comp < 0 or uncomp < 0:
+        raise ParquetFormatError(
+            f"{where}: page header at byte {pos} has sizes {comp} (compressed) and {uncomp} "
+            "(uncompressed)", path=path, offset=pos)
+    num_rows = None
+    if ptype == pq.PAGE_DATA:
+        sub = header.data_page_header
+        num_values = None if sub is None else sub.num_values
+    elif ptype == pq.PAGE_DATA_V2:
+        sub = header.data_page_header_v2
+        num_values = None if sub is None else sub.num_values
+        num_rows = None if sub is None else sub.num_rows
+        if sub is not None and (num_rows is None or num_rows < 0 or (sub.num_nulls or 0) < 0):
+            raise ParquetFormatError(
+                f"{where}: DATA_PAGE_V2 at byte {pos} has num_rows {num_rows}, num_nulls "
+                f"{sub.num_nulls}", path=path, offset=pos)
+        if sub is not None:
+            levels = (sub.definition_levels_byte_length or 0) + \
+                (sub.repetition_levels_byte_length or 0)
+            if (sub.definition_levels_byte_length or 0) < 0 or \
+                    (sub.repetition_levels_byte_length or 0) < 0 or levels > comp:
+                raise ParquetFormatError(
+                    f"{where}: DATA_PAGE_V2 at byte {pos} has {levels} level bytes in a "
+                    f"{comp}-byte page", path=path, offset=pos)
+    elif ptype == pq.PAGE_DICTIONARY:
+        sub = header.dictionary_page_header
+        num_values = None if sub is None else sub.num_values
+    elif ptype == pq.PAGE_INDEX:
+        sub, num_values = True, None
+    else:
+        raise ParquetFormatError(f"{where}: unknown page type {ptype} at byte {pos}",
+                                 path=path, offset=pos)
+    if sub is None:
+        raise ParquetFormatError(
+            f"{where}: {PAGE_TYPE_NAMES[ptype]} at byte {pos} lacks its type-specific header",
+            path=path, offset=pos)
+    if ptype != pq.PAGE_INDEX and (num_values is None or num_values < 0):
+        raise ParquetFormatError(
+            f"{where}: {PAGE_TYPE_NAMES[ptype]} at byte {pos} has num_values {num_values}",
+            path=path, offset=pos)
+    return Page(pos, header, used, ptype, num_values, num_rows)

@@ -1,0 +1,228 @@
+"""Recompute the float statistics of a column chunk and of each of its pages.
+
+pyarrow decodes the values; one kernel pass with the page boundaries gives
+the statistics of every data page, and their merge those of the chunk.
+Page boundaries come from the OffsetIndex (``first_row_index``) when there
+is one, else from the page headers' value counts.
+
+>>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+>>> from nanstats.parquet.footer import read_footer
+>>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+>>> papq.write_table(pa.table({"x": [1.0, np.nan, None, -2.0]}), path)
+>>> footer = read_footer(path)
+>>> with open(path, "rb") as f:
+...     cs = recompute(papq.ParquetFile(path), footer, f, 0, 0)
+>>> cs.chunk
+ColumnStats(DOUBLE, num_values=4, null_count=1, nan_count=1 (+1/-0), min=-2.0, max=1.0)
+>>> len(cs.pages), cs.page_starts.tolist()
+(1, [0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from nanstats.buffers import from_arrow
+from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.parquet.footer import Footer
+from nanstats.parquet.page_index import read_page_index
+from nanstats.parquet.pages import Page, check_offset_index_pages, read_pages
+from nanstats.stats import ColumnStats
+from nanstats.stats_table import KEY_EMPTY_MAX, KEY_EMPTY_MIN, StatsTable, page_starts_for, \
+    scan_chunks
+
+
+@dataclass(frozen=True, eq=False)
+class ChunkStats:
+    """Recomputed statistics of one float column chunk.
+
+    ``chunk`` covers the whole chunk, ``pages`` has one row per data page
+    (in file order), ``page_starts`` the row at which each data page starts,
+    ``pages_list`` every page of the chunk (dictionary page included) and
+    ``offset_index`` the chunk's OffsetIndex or None.
+    """
+
+    chunk: ColumnStats
+    pages: StatsTable
+    page_starts: npt.NDArray[np.int64]
+    pages_list: list[Page]
+    offset_index: Any
+
+    def page(self, i: int) -> ColumnStats:
+        """The statistics of data page ``i`` as a ColumnStats."""
+        return ColumnStats.from_table(self.pages, i)
+
+
+def _leaf_of(table_column: Any, path: Sequence[str]) -> Any:
+    """The leaf array at ``path`` below a (chunked) column, ancestors' nulls applied."""
+    import pyarrow as pa
+
+    chunks = list(table_column.chunks)
+    for name in path:
+        out = []
+        for arr in chunks:
+            if not pa.types.is_struct(arr.type):
+                raise UnsupportedParquetError(f"column {'.'.join(path)!r}: {arr.type} is not a "
+                                              "struct; cannot reach the leaf")
+            index = arr.type.get_field_index(name)
+            if index < 0:
+                raise UnsupportedParquetError(f"column {'.'.join(path)!r}: no field {name!r}")
+            # flatten() combines the struct's validity with the child's.
+            out.append(arr.flatten()[index])
+        chunks = out
+    return chunks
+
+
+def _combine(chunks: list[Any], type_: Any) -> Any:
+    import pyarrow as pa
+
+    if len(chunks) == 1:
+        return chunks[0]
+    return pa.chunked_array(chunks, type=type_).combine_chunks()
+
+
+def leaf_arrays(parquet_file: Any, footer: Footer, row_group: int,
+                leaves: Sequence[int]) -> dict[int, Any]:
+    """The values of several float leaves of one row group, decoded in one pyarrow call.
+
+    Returns ``{leaf: pyarrow.Array}``; see :func:`chunk_array`.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.parquet.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"a": [1.0], "b": pa.array([2.0], pa.float32())}), path)
+    >>> arrays = leaf_arrays(papq.ParquetFile(path), read_footer(path), 0, [0, 1])
+    >>> [str(a.type) for a in arrays.values()]
+    ['double', 'float']
+    """
+    cols = [footer.columns[leaf] for leaf in leaves]
+    for col in cols:
+        if col.max_repetition_level > 0:
+            raise UnsupportedParquetError(
+                f"column {col.name!r} is repeated (inside a list or map); nanstats recomputes "
+                "flat and struct float columns only")
+        if col.float_type is None:
+            raise UnsupportedParquetError(f"column {col.name!r} is not a float column")
+    names = [col.name for col in cols]
+    table = parquet_file.read_row_group(row_group, columns=names, use_threads=True)
+    out = {}
+    for leaf, col in zip(leaves, cols, strict=True):
+        chunks = _leaf_of(table.column(col.path[0]), col.path[1:])
+        arr = _combine(chunks, chunks[0].type) if chunks else None
+        if arr is None or str(arr.type) not in ("halffloat", "float", "double"):
+            got = None if arr is None else arr.type
+            raise UnsupportedParquetError(f"column {col.name!r} reads as {got}, not a float "
+                                          "Arrow type")
+        out[leaf] = arr
+    return out
+
+
+def chunk_array(parquet_file: Any, footer: Footer, row_group: int, leaf: int) -> Any:
+    """The values of one float leaf in one row group, as one pyarrow Array.
+
+    A leaf inside optional structs is flattened: null wherever the leaf or
+    any ancestor is null.  Repeated (list) leaves raise
+    UnsupportedParquetError.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.parquet.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> t = pa.table({"s": pa.array([{"x": 1.0}, None], pa.struct([("x", pa.float64())]))})
+    >>> papq.write_table(t, path)
+    >>> chunk_array(papq.ParquetFile(path), read_footer(path), 0, 0).to_pylist()
+    [1.0, None]
+    """
+    return leaf_arrays(parquet_file, footer, row_group, [leaf])[leaf]
+
+
+def page_row_starts(pages: list[Page] | None, offset_index: Any) -> npt.NDArray[np.int64]:
+    """The row at which each data page starts.
+
+    From the OffsetIndex's ``first_row_index`` when there is one, else the
+    running sum of the data pages' ``num_values`` (right for columns that are
+    not repeated, where every row has one value or null; a v1 page's
+    ``num_values`` counts its nulls).
+
+    >>> page_row_starts(None, None).tolist()
+    [0]
+    """
+    if offset_index is not None:
+        return np.array([loc.first_row_index for loc in offset_index.page_locations],
+                        dtype=np.int64)
+    counts = [p.num_values or 0 for p in (pages or []) if p.is_data]
+    if not counts:
+        return np.zeros(1, dtype=np.int64)
+    return np.concatenate([[0], np.cumsum(counts[:-1], dtype=np.int64)]).astype(np.int64)
+
+
+def chunk_stats_of(table: StatsTable) -> ColumnStats:
+    """The statistics of the whole chunk: the exact merge of all page rows."""
+    keys = table.keys
+    merged = StatsTable(
+        table.float_type,
+        table.counts.sum(axis=0, dtype=np.int64).reshape(1, 4),
+        np.array([[keys[:, 0].min(initial=KEY_EMPTY_MIN), keys[:, 1].max(initial=KEY_EMPTY_MAX),
+                   keys[:, 2].min(initial=KEY_EMPTY_MIN), keys[:, 3].max(initial=KEY_EMPTY_MAX)]],
+                 dtype=np.int64),
+    )
+    return ColumnStats.from_table(merged, 0)
+
+
+def stats_for_array(array: Any, pages: list[Page], offset_index: Any, *, path: str,
+                    where: str) -> ChunkStats:
+    """ChunkStats from a chunk's decoded values and its pages (one kernel pass).
+
+    ``path``/``where`` label errors when the page boundaries do not fit the
+    values.
+    """
+    import pyarrow as pa
+
+    n = len(array)
+    starts = page_row_starts(pages, offset_index)
+    data_pages = sum(1 for p in pages if p.is_data)
+    if offset_index is not None and len(starts) != data_pages:
+        raise ParquetFormatError(
+            f"{where}: the OffsetIndex lists {len(starts)} pages, the chunk has {data_pages} "
+            "data pages", path=path)
+    if data_pages == 0 and n > 0:
+        raise ParquetFormatError(f"{where}: {n} values but no data page", path=path)
+    try:
+        starts = page_starts_for(n, page_starts=starts)
+    except ValueError as exc:
+        raise ParquetFormatError(f"{where}: page boundaries do not fit the {n} values of the "
+                                 f"chunk ({exc})", path=path) from None
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    inputs = [from_arrow(c) for c in chunks] or [from_arrow(pa.array([], type=array.type))]
+    table = scan_chunks(inputs, starts)
+    if data_pages == 0:  # an empty chunk: no page rows
+        table = StatsTable(table.float_type, table.counts[:0], table.keys[:0])
+        starts = starts[:0]
+    return ChunkStats(chunk_stats_of(table), table, starts, pages, offset_index)
+
+
+def recompute(parquet_file: Any, footer: Footer, f: IO[bytes], row_group: int,
+              leaf: int) -> ChunkStats:
+    """Recompute the statistics of a float column chunk and of each of its pages.
+
+    ``parquet_file`` is a ``pyarrow.parquet.ParquetFile`` of the file,
+    ``footer`` its :func:`~nanstats.parquet.footer.read_footer`, ``f`` the
+    file open for binary reading (page headers and page index come from it).
+    Repeated (list) leaves raise UnsupportedParquetError.  See the module
+    example.
+    """
+    col = footer.columns[leaf]
+    if col.max_repetition_level > 0:
+        raise UnsupportedParquetError(
+            f"column {col.name!r} is repeated (inside a list or map); nanstats recomputes "
+            "flat and struct float columns only")
+    pages = read_pages(f, footer, row_group, leaf)
+    _, oi = read_page_index(f, footer, row_group, leaf)
+    check_offset_index_pages(pages, oi, footer, row_group, leaf)
+    array = chunk_array(parquet_file, footer, row_group, leaf)
+    where = f"row group {row_group}, column {col.name!r}"
+    return stats_for_array(array, pages, oi, path=footer.path, where=where)

@@ -1,0 +1,731 @@
+"""Upgrade the float statistics of a Parquet file, data pages untouched.
+
+:func:`upgrade` writes a new file with the same data: page payloads are
+copied byte for byte, and for every float column (flat or inside optional
+structs) the column order, the chunk ``Statistics``, each data page header's
+statistics, the ColumnIndex (with ``nan_counts``) and the OffsetIndex are
+rewritten from statistics recomputed with the kernels.  Every offset that
+moves is recomputed.  The output goes to a temporary file beside ``dst``,
+flushed, fsynced and renamed over ``dst``: the source is never modified and
+a failure never leaves a partial ``dst``.
+
+Layout of the output: ``PAR1``, the row groups' column chunks (in leaf
+order), the bloom filters, all ColumnIndexes, all OffsetIndexes, the footer.
+
+>>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> src, dst = os.path.join(d, "src.parquet"), os.path.join(d, "dst.parquet")
+>>> papq.write_table(pa.table({"x": [1.0, np.nan, -0.0], "s": ["a", "b", "c"]}), src)
+>>> report = upgrade(src, dst)
+>>> [(c.name, c.action, c.nan_count, c.column_index) for c in report.columns]
+[('x', 'upgraded', 1, True), ('s', 'copied', None, False)]
+>>> got = papq.read_table(dst)
+>>> got["x"].to_pylist(), got["s"].equals(papq.read_table(src)["s"])
+([1.0, nan, -0.0], True)
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import IO, Any
+
+from nanstats.column_index import ColumnIndex
+from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.order_rules import (
+    ColumnOrderName,
+    TypeOrderPolicy,
+    bounds_to_write,
+    check_order,
+    column_index_refusal,
+)
+from nanstats.parquet.footer import MAGIC, Footer, LeafColumn, read_footer
+from nanstats.parquet.page_index import read_page_index
+from nanstats.parquet.pages import Page, check_offset_index_pages, chunk_range, read_pages
+from nanstats.parquet.recompute import ChunkStats, leaf_arrays, stats_for_array
+from nanstats.parquet.thrift_codec import decode, encode, pq
+from nanstats.stats import EncodedStatistics
+from nanstats.stats_table import StatsTable
+
+ProgressCallback = Callable[[int, int], Any]
+
+_BOUNDARY_ORDERS = {
+    "UNORDERED": pq.BOUNDARY_UNORDERED,
+    "ASCENDING": pq.BOUNDARY_ASCENDING,
+    "DESCENDING": pq.BOUNDARY_DESCENDING,
+}
+_WRITE_BUFFER = 1 << 20
+_SMALL_COPY = 1 << 16  # below this, pread + buffer beats a copy_file_range call
+_COPY_PIECE = 1 << 24
+
+
+@dataclass(frozen=True)
+class ColumnSummary:
+    """What upgrade did to one leaf column, over all row groups.
+
+    ``action`` is ``'upgraded'`` (float statistics rewritten), ``'copied'``
+    (a non-float column, kept as it was) or ``'skipped'`` (a repeated float
+    column, kept as it was).  ``column_index_row_groups`` counts the row
+    groups that got a ColumnIndex; ``reason`` says why the others did not.
+    """
+
+    name: str
+    physical_type: str
+    action: str
+    rows: int
+    pages: int
+    nan_count: int | None
+    null_count: int | None
+    column_index_row_groups: int
+    row_groups: int
+    reason: str | None = None
+
+    @property
+    def column_index(self) -> bool:
+        """True when every row group of the column has a ColumnIndex."""
+        return self.row_groups > 0 and self.column_index_row_groups == self.row_groups
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields, plus ``column_index``."""
+        return {**asdict(self), "column_index": self.column_index}
+
+
+@dataclass(frozen=True)
+class UpgradeReport:
+    """The result of :func:`upgrade`: one ColumnSummary per leaf column."""
+
+    src: str
+    dst: str
+    order: ColumnOrderName
+    policy: TypeOrderPolicy
+    columns: tuple[ColumnSummary, ...]
+    row_groups: int
+    bytes_in: int
+    bytes_out: int
+    bloom_filters: int
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def upgraded(self) -> tuple[str, ...]:
+        """Names of the columns whose float statistics were rewritten."""
+        return tuple(c.name for c in self.columns if c.action == "upgraded")
+
+    @property
+    def skipped(self) -> tuple[str, ...]:
+        """Names of the float columns left as they were (repeated leaves)."""
+        return tuple(c.name for c in self.columns if c.action == "skipped")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python objects, for JSON."""
+        d = asdict(self)
+        d["columns"] = [c.to_dict() for c in self.columns]
+        d["notes"] = list(self.notes)
+        d["skipped"] = list(self.skipped)
+        return d
+
+    def __repr__(self) -> str:
+        return (f"UpgradeReport({self.src!r} -> {self.dst!r}, order={self.order}, "
+                f"upgraded={list(self.upgraded)}, skipped={list(self.skipped)})")
+
+
+def statistics_struct(enc: EncodedStatistics) -> Any:
+    """The Thrift ``Statistics`` struct nanstats writes for encoded float statistics.
+
+    ``null_count`` and ``nan_count`` always; ``min_value``/``max_value`` with
+    ``is_min/max_value_exact`` set when the rules give bounds; the
+    deprecated ``min``/``max`` never.
+
+    >>> import numpy as np, nanstats
+    >>> st = statistics_struct(nanstats.summary(np.array([1.0, np.nan])).statistics())
+    >>> st.nan_count, st.min_value.hex(), st.is_min_value_exact, st.min
+    (1, '000000000000f03f', True, None)
+    """
+    st = pq.Statistics(null_count=enc.null_count, nan_count=enc.nan_count)
+    if enc.min_value is not None and enc.max_value is not None:
+        st.min_value, st.max_value = enc.min_value, enc.max_value
+        st.is_min_value_exact = st.is_max_value_exact = True
+    return st
+
+
+def page_statistics(table: StatsTable, order: ColumnOrderName,
+                    policy: TypeOrderPolicy = "safe") -> list[Any]:
+    """Statistics structs for every row (page) of a StatsTable, rules applied at once.
+
+    Equal to ``statistics_struct(ColumnStats.from_table(table, i).statistics(order))``
+    for each page ``i``.
+
+    >>> import numpy as np
+    >>> from nanstats.stats import page_table
+    >>> [s.nan_count for s in page_statistics(page_table(np.array([1.0, np.nan]), page_rows=1),
+    ...                                        "ieee754")]
+    [0, 1]
+    """
+    if len(table) == 0:
+        return []
+    ft = table.float_type
+    bounds = bounds_to_write(table, order, policy)
+    mins = ft.bits_to_plain(bounds.min_bits)
+    maxs = ft.bits_to_plain(bounds.max_bits)
+    out = []
+    for i, (present, nulls, nans) in enumerate(zip(
+            bounds.present.tolist(), table.null_count.tolist(), table.nan_count.tolist(),
+            strict=True)):
+        st = pq.Statistics(null_count=nulls, nan_count=nans)
+        if present:
+            st.min_value, st.max_value = mins[i], maxs[i]
+            st.is_min_value_exact = st.is_max_value_exact = True
+        out.append(st)
+    return out
+
+
+def column_index_struct(ci: ColumnIndex, like: Any = None) -> Any:
+    """The Thrift ``ColumnIndex`` of a nanstats ColumnIndex.
+
+    Level histograms are taken from ``like`` (the chunk's previous
+    ColumnIndex), which stay right because the pages do not change.
+
+    >>> import numpy as np, nanstats
+    >>> s = column_index_struct(nanstats.column_index(np.array([1.0, np.nan]), page_rows=1))
+    >>> s.nan_counts, s.boundary_order, s.null_pages
+    ([0, 1], 1, [False, False])
+    """
+    out = pq.ColumnIndex(
+        null_pages=list(ci.null_pages),
+        min_values=list(ci.min_values),
+        max_values=list(ci.max_values),
+        boundary_order=_BOUNDARY_ORDERS[ci.boundary_order],
+        null_counts=list(ci.null_counts),
+        nan_counts=list(ci.nan_counts),
+    )
+    if like is not None:
+        n = len(ci)
+        for name in ("repetition_level_histograms", "definition_level_histograms"):
+            hist = getattr(like, name)
+            if hist and len(like.null_pages or ()) == n:
+                setattr(out, name, list(hist))
+    return out
+
+
+@dataclass
+class _Chunk:
+    """One column chunk as it is being rewritten."""
+
+    leaf: LeafColumn
+    old: Any  # pq.ColumnChunk
+    start: int
+    length: int
+    pages: list[Page]
+    ci: Any
+    oi: Any
+    ci_raw: bytes | None
+    stats: ChunkStats | None = None
+    new: Any = None  # pq.ColumnChunk
+    new_ci: bytes | None = None
+    new_oi: bytes | None = None
+    bloom: bytes | None = None
+    ci_refusal: str | None = None
+    path: str = ""
+
+
+@dataclass
+class _ColumnTotals:
+    rows: int = 0
+    pages: int = 0
+    nans: int = 0
+    nulls: int = 0
+    ci_row_groups: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+def _progress_callback(progress: Any, total: int) -> ProgressCallback | None:
+    """A (done, total) callback from a callable or a rich Progress."""
+    if progress is None:
+        return None
+    if hasattr(progress, "add_task") and hasattr(progress, "update"):
+        task = progress.add_task("upgrade", total=total)
+
+        def update(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        return update
+    if callable(progress):
+        return progress  # type: ignore[no-any-return]
+    raise TypeError(f"progress must be a callable (done, total) or a rich Progress, not "
+                    f"{type(progress).__name__}")
+
+
+def _refuse_unsupported(footer: Footer) -> None:
+    meta = footer.metadata
+    if meta.encryption_algorithm is not None:
+        raise UnsupportedParquetError(f"{footer.path}: the file is encrypted (plaintext footer); "
+                                      "nanstats does not rewrite encrypted files")
+    for g, rg in enumerate(meta.row_groups or ()):
+        for c, chunk in enumerate(rg.columns):
+            name = footer.columns[c].name
+            if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
+                raise UnsupportedParquetError(
+                    f"{footer.path}: row group {g}, column {name!r} is encrypted; nanstats does "
+                    "not rewrite encrypted files")
+            if chunk.file_path is not None:
+                raise UnsupportedParquetError(
+                    f"{footer.path}: row group {g}, column {name!r} lives in another file "
+                    f"({chunk.file_path!r}); nanstats rewrites self-contained files only")
+
+
+def _same_file(a: str, b: str) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    mask = os.umask(0o022)  # pragma: no cover
+    os.umask(mask)  # pragma: no cover
+    return mask  # pragma: no cover
+
+
+def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
+            order: ColumnOrderName = "ieee754", *, policy: TypeOrderPolicy = "safe",
+            progress: Any = None) -> UpgradeReport:
+    """Write ``dst``: the data of ``src`` with correct float statistics under ``order``.
+
+    ``order='ieee754'`` sets the IEEE_754_TOTAL_ORDER column order of every
+    float column (flat or inside structs); ``'type_order'`` keeps TYPE_ORDER
+    with the legacy rules (``policy`` as in ``ColumnStats.statistics``).
+    Chunk statistics, page header statistics, a ColumnIndex (where the rules
+    allow one) and an OffsetIndex are written for each float column chunk.
+    Non-float columns are copied with their statistics and page index;
+    repeated float columns are copied as they were and listed in
+    ``UpgradeReport.skipped``.
+
+    ``progress`` is an optional callable ``(done_bytes, total_bytes)`` or a
+    ``rich.progress.Progress``.  Raises UnsupportedParquetError for
+    encrypted files, ParquetFormatError for corrupt ones, ValueError when
+    ``src`` and ``dst`` are the same file.  See the module example.
+    """
+    check_order(order, policy)
+    src, dst = os.fspath(src), os.fspath(dst)
+    if _same_file(src, dst):
+        raise ValueError(f"upgrade writes a new file: src and dst are the same file ({src!r})")
+    directory = os.path.dirname(os.path.abspath(dst))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(dst)}.",
+                               suffix=".nanstats-tmp")
+    try:
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())
+            with open(src, "rb") as f:
+                w = _Writer(fd, f.fileno())
+                try:
+                    report = _upgrade(f, src, w, dst, order, policy, progress)
+                    w.flush()
+                finally:
+                    w.wait_for_writeback()
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, dst)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_directory(directory)
+    return report
+
+
+def _fsync_directory(directory: str) -> None:
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(dfd)
+
+
+class _Writer:
+    """Appends to the output file descriptor and counts the bytes written.
+
+    Small writes (page headers) are gathered in a buffer; page payloads are
+    copied from the source by the kernel (``os.copy_file_range``) where the
+    platform allows, else read and written in large pieces.  Between row
+    groups, :meth:`start_writeback` has a background thread ``fdatasync``
+    what was written so far, so that the final ``fsync`` has little left
+    to do.
+    """
+
+    def __init__(self, fd: int, src_fd: int) -> None:
+        self.fd, self.src_fd = fd, src_fd
+        self.pos = 0
+        self.pending = bytearray()
+        self.kernel_copy = hasattr(os, "copy_file_range")
+        self._sync: Any = None
+        self._executor: Any = None
+
+    def write(self, data: bytes | memoryview) -> int:
+        """Append bytes; returns the offset they start at."""
+        start = self.pos
+        self.pending += data
+        self.pos += len(data)
+        if len(self.pending) >= _WRITE_BUFFER:
+            self.flush()
+        return start
+
+    def copy(self, offset: int, length: int, path: str) -> int:
+        """Append ``length`` bytes of the source from ``offset``; returns where they start."""
+        start = self.pos
+        if length < _SMALL_COPY:
+            data = os.pread(self.src_fd, length, offset)
+            if len(data) != length:
+                raise ParquetFormatError("the file ends inside a page", path=path, offset=offset)
+            return self.write(data)
+        self.flush()
+        end = offset + length
+        while offset < end:
+            n = 0
+            if self.kernel_copy:
+                try:
+                    n = os.copy_file_range(self.src_fd, self.fd, end - offset, offset)
+                except OSError:  # another file system, or not supported here
+                    self.kernel_copy = False
+                    continue
+            else:
+                data = os.pread(self.src_fd, min(end - offset, _COPY_PIECE), offset)
+                n = len(data)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self.fd, view):]
+            if n == 0:
+                raise ParquetFormatError("the file ends inside a page", path=path, offset=offset)
+            offset += n
+        self.pos += length
+        return start
+
+    def flush(self) -> None:
+        view = memoryview(self.pending)
+        while view:
+            view = view[os.write(self.fd, view):]
+        view.release()
+        self.pending.clear()
+
+    def start_writeback(self) -> None:
+        """Flush and, unless one is running, start a background fdatasync."""
+        self.flush()
+        if self._sync is not None and not self._sync.done():
+            return
+        if self._sync is not None:
+            self._sync.result()  # raise its error, if any
+        if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="nanstats-writeback")
+        self._sync = self._executor.submit(os.fdatasync, self.fd)
+
+    def wait_for_writeback(self) -> None:
+        """Wait for the background fdatasync (raising its error) and stop the thread."""
+        if self._executor is None:
+            return
+        try:
+            self._sync.result()
+        finally:
+            self._executor.shutdown()
+            self._executor = None
+
+
+def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderName,
+             policy: TypeOrderPolicy, progress: Any) -> UpgradeReport:
+    import pyarrow.parquet as papq
+
+    footer = read_footer(f)
+    _refuse_unsupported(footer)
+    meta = footer.metadata
+    report_progress = _progress_callback(progress, footer.file_size)
+    eligible = [c.index for c in footer.columns
+                if c.float_type is not None and c.max_repetition_level == 0]
+    parquet_file = papq.ParquetFile(src) if eligible else None
+    w.write(MAGIC)
+    totals = {c.index: _ColumnTotals() for c in footer.columns}
+    notes: list[str] = []
+    new_row_groups = []
+    all_chunks: list[list[_Chunk]] = []
+    done = 0
+    row_groups = meta.row_groups or []
+
+    def prepare(g: int) -> list[_Chunk]:
+        """Walk the pages of row group g, decode its float columns, run the kernels."""
+        chunks = [_read_chunk(f, footer, g, leaf) for leaf in footer.columns]
+        if eligible:
+            arrays = leaf_arrays(parquet_file, footer, g, eligible)
+            for leaf in eligible:
+                ch = chunks[leaf]
+                ch.stats = stats_for_array(arrays.pop(leaf), ch.pages, ch.oi, path=footer.path,
+                                           where=f"row group {g}, column {ch.leaf.name!r}")
+        return chunks
+
+    # A worker prepares row group g + 1 (pyarrow and the kernels release the
+    # GIL) while this thread writes row group g (the kernel copies the
+    # pages).  Only the worker touches ``f`` until it is done.
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="nanstats-prepare")
+    try:
+        pending = pool.submit(prepare, 0) if row_groups else None
+        for g, rg in enumerate(row_groups):
+            assert pending is not None
+            chunks = pending.result()
+            pending = pool.submit(prepare, g + 1) if g + 1 < len(row_groups) else None
+            for ch in chunks:
+                _write_chunk(w, ch, order, policy)
+                _account(totals[ch.leaf.index], ch)
+                done += ch.length
+                if report_progress is not None:
+                    report_progress(done, footer.file_size)
+            new_row_groups.append(_new_row_group(rg, chunks))
+            all_chunks.append(chunks)
+            w.start_writeback()
+    finally:
+        pool.shutdown(cancel_futures=True)
+        if parquet_file is not None:
+            parquet_file.close()
+    blooms = _write_bloom_filters(w, f, footer, all_chunks)
+    for chunks in all_chunks:
+        for ch in chunks:
+            if ch.new_ci is not None:
+                ch.new.column_index_offset = w.write(ch.new_ci)
+                ch.new.column_index_length = len(ch.new_ci)
+            else:
+                ch.new.column_index_offset = ch.new.column_index_length = None
+    for chunks in all_chunks:
+        for ch in chunks:
+            if ch.new_oi is not None:
+                ch.new.offset_index_offset = w.write(ch.new_oi)
+                ch.new.offset_index_length = len(ch.new_oi)
+            else:
+                ch.new.offset_index_offset = ch.new.offset_index_length = None
+    new_meta = copy.copy(meta)
+    new_meta.row_groups = new_row_groups
+    new_meta.column_orders = _column_orders(footer, eligible, order)
+    raw = encode(new_meta)
+    w.write(raw)
+    w.write(len(raw).to_bytes(4, "little") + MAGIC)
+    if report_progress is not None:
+        report_progress(footer.file_size, footer.file_size)
+    columns = tuple(_summary(c, totals[c.index], len(all_chunks), c.index in eligible)
+                    for c in footer.columns)
+    return UpgradeReport(src, dst, order, policy, columns, len(all_chunks), footer.file_size,
+                         w.pos, blooms, tuple(notes))
+
+
+def _read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn) -> _Chunk:
+    start, length = chunk_range(footer, g, leaf.index)
+    pages = read_pages(f, footer, g, leaf.index)
+    ci, oi = read_page_index(f, footer, g, leaf.index)
+    check_offset_index_pages(pages, oi, footer, g, leaf.index)
+    old = footer.chunk(g, leaf.index)
+    ci_raw = None
+    if ci is not None:
+        f.seek(old.column_index_offset)
+        ci_raw = f.read(old.column_index_length)
+    return _Chunk(leaf, old, start, length, pages, ci, oi, ci_raw, path=footer.path)
+
+
+def _write_chunk(w: _Writer, ch: _Chunk, order: ColumnOrderName,
+                 policy: TypeOrderPolicy) -> None:
+    path = ch.path
+    new_start = w.pos
+    page_stats = iter(page_statistics(ch.stats.pages, order, policy)) if ch.stats else None
+    delta = 0  # change in header bytes
+    shift = 0  # where the pages of a chunk copied whole moved by
+    locations: list[tuple[int, int]] = []  # new (offset, size) of each data page
+    dict_offset = index_offset = None
+    old_meta = ch.old.meta_data
+    for page in ch.pages:
+        if page_stats is not None and page.is_data:
+            header = copy.copy(page.header)
+            st = next(page_stats)
+            if header.type == pq.PAGE_DATA:
+                header.data_page_header = copy.copy(header.data_page_header)
+                header.data_page_header.statistics = st
+            else:
+                header.data_page_header_v2 = copy.copy(header.data_page_header_v2)
+                header.data_page_header_v2.statistics = st
+            raw_header = encode(header)
+            delta += len(raw_header) - page.header_length
+            at = w.write(raw_header)
+            w.copy(page.data_offset, page.compressed_page_size, path)
+        elif page_stats is None and page is ch.pages[0]:
+            # A chunk kept as it is: all its pages in one copy.
+            at = w.copy(ch.start, ch.length, path)
+            shift = at - page.offset
+        else:
+            at = page.offset + shift if page_stats is None else \
+                w.copy(page.offset, page.end - page.offset, path)
+        if page.is_data:
+            size = page.end - page.offset + (len(raw_header) - page.header_length
+                                             if page_stats is not None else 0)
+            locations.append((at, size))
+        elif page.page_type == pq.PAGE_DICTIONARY:
+            dict_offset = at
+        elif page.offset == old_meta.index_page_offset:
+            index_offset = at
+    new_meta = copy.copy(old_meta)
+    new_meta.data_page_offset = locations[0][0] if locations else new_start
+    new_meta.dictionary_page_offset = dict_offset
+    new_meta.index_page_offset = index_offset
+    if not ch.pages and ch.length:  # pragma: no cover - read_pages tiles the chunk
+        raise AssertionError("a chunk with bytes but no pages")
+    new_meta.total_compressed_size = w.pos - new_start
+    if old_meta.total_uncompressed_size is not None:
+        new_meta.total_uncompressed_size = old_meta.total_uncompressed_size + delta
+    if ch.stats is not None:
+        new_meta.statistics = statistics_struct(ch.stats.chunk.statistics(order, policy=policy))
+    new = copy.copy(ch.old)
+    new.meta_data = new_meta
+    old_end = ch.start + ch.length
+    if ch.old.file_offset is not None and ch.old.file_offset != 0:
+        # Deprecated; writers put the chunk's start or its end (where old
+        # writers put the ColumnMetaData) there: keep the meaning.
+        new.file_offset = w.pos if ch.old.file_offset == old_end else new_start
+    ch.new = new
+    # Page index.
+    if ch.stats is not None:
+        if locations:
+            ci = ColumnIndex.from_table(ch.stats.pages, order, policy=policy)
+            if ci is None:
+                ch.ci_refusal = column_index_refusal(ch.stats.pages, order, policy)
+            else:
+                ch.new_ci = encode(column_index_struct(ci, ch.ci))
+            firsts = ch.stats.page_starts.tolist()
+            extra = ch.oi.unencoded_byte_array_data_bytes if ch.oi is not None else None
+            ch.new_oi = encode(pq.OffsetIndex(
+                page_locations=[pq.PageLocation(offset=o, compressed_page_size=s,
+                                                first_row_index=r)
+                                for (o, s), r in zip(locations, firsts, strict=True)],
+                unencoded_byte_array_data_bytes=extra))
+        else:
+            ch.ci_refusal = "the chunk has no data pages"
+    else:
+        ch.new_ci = ch.ci_raw
+        if ch.oi is not None:
+            new_oi = copy.copy(ch.oi)
+            new_oi.page_locations = [
+                pq.PageLocation(offset=o, compressed_page_size=s,
+                                first_row_index=loc.first_row_index)
+                for (o, s), loc in zip(locations, ch.oi.page_locations, strict=True)]
+            ch.new_oi = encode(new_oi)
+
+
+def _account(t: _ColumnTotals, ch: _Chunk) -> None:
+    t.rows += int(ch.old.meta_data.num_values or 0) if ch.stats is None else \
+        ch.stats.chunk.num_values
+    t.pages += sum(1 for p in ch.pages if p.is_data)
+    if ch.stats is not None:
+        t.nans += ch.stats.chunk.nan_count
+        t.nulls += ch.stats.chunk.null_count
+    if ch.new_ci is not None:
+        t.ci_row_groups += 1
+    elif ch.ci_refusal is not None and ch.ci_refusal not in t.reasons:
+        t.reasons.append(ch.ci_refusal)
+
+
+def _summary(col: LeafColumn, t: _ColumnTotals, row_groups: int, eligible: bool) -> ColumnSummary:
+    from nanstats.parquet.footer import PHYSICAL_NAMES
+
+    ptype = col.float_type.physical_type if col.float_type is not None else \
+        PHYSICAL_NAMES.get(col.physical_type, str(col.physical_type))
+    if eligible:
+        reason = "; ".join(t.reasons) or None
+        return ColumnSummary(col.name, ptype, "upgraded", t.rows, t.pages, t.nans, t.nulls,
+                             t.ci_row_groups, row_groups, reason)
+    if col.float_type is not None:
+        return ColumnSummary(col.name, ptype, "skipped", t.rows, t.pages, None, None,
+                             t.ci_row_groups, row_groups,
+                             "repeated (list or map) float column: left as it was")
+    return ColumnSummary(col.name, ptype, "copied", t.rows, t.pages, None, None,
+                         t.ci_row_groups, row_groups,
+                         None if t.ci_row_groups == row_groups else "not a float column; "
+                         "its page index (if any) is copied as it was")
+
+
+def _new_row_group(rg: Any, chunks: list[_Chunk]) -> Any:
+    new = copy.copy(rg)
+    new.columns = [ch.new for ch in chunks]
+    sizes = [ch.new.meta_data.total_compressed_size for ch in chunks]
+    if chunks:
+        first = chunks[0].new.meta_data
+        start = first.dictionary_page_offset if first.dictionary_page_offset is not None \
+            else first.data_page_offset
+        if rg.file_offset is not None:
+            new.file_offset = start
+    if rg.total_compressed_size is not None:
+        new.total_compressed_size = sum(sizes)
+    if rg.total_byte_size is not None:
+        new.total_byte_size = rg.total_byte_size + sum(
+            (ch.new.meta_data.total_uncompressed_size or 0)
+            - (ch.old.meta_data.total_uncompressed_size or 0) for ch in chunks)
+    return new
+
+
+def _bloom_range(f: IO[bytes], footer: Footer, meta: Any, where: str) -> tuple[int, int]:
+    off, length = meta.bloom_filter_offset, meta.bloom_filter_length
+    if off < 4 or off >= footer.metadata_offset:
+        raise ParquetFormatError(f"{where}: bloom filter offset {off} lies outside the data "
+                                 "region", path=footer.path, offset=off)
+    if length is None:  # older writers: size = header + numBytes
+        f.seek(off)
+        header, used = decode(pq.BloomFilterHeader, f.read(min(256, footer.metadata_offset - off)),
+                              path=footer.path, offset=off, what=f"bloom filter header of {where}")
+        if header.numBytes is None or header.numBytes < 0:
+            raise ParquetFormatError(f"{where}: bloom filter of {header.numBytes} bytes",
+                                     path=footer.path, offset=off)
+        length = used + header.numBytes
+    if length <= 0 or off + length > footer.metadata_offset:
+        raise ParquetFormatError(f"{where}: bloom filter at bytes {off}..{off + length} lies "
+                                 "outside the data region", path=footer.path, offset=off)
+    return off, length
+
+
+def _write_bloom_filters(w: _Writer, f: IO[bytes], footer: Footer,
+                         all_chunks: list[list[_Chunk]]) -> int:
+    count = 0
+    for g, chunks in enumerate(all_chunks):
+        for ch in chunks:
+            meta = ch.new.meta_data
+            if meta.bloom_filter_offset is None:
+                continue
+            where = f"row group {g}, column {ch.leaf.name!r}"
+            off, length = _bloom_range(f, footer, ch.old.meta_data, where)
+            meta.bloom_filter_offset = w.copy(off, length, footer.path)
+            count += 1
+    return count
+
+
+def _column_orders(footer: Footer, eligible: list[int], order: ColumnOrderName) -> list[Any]:
+    old = footer.metadata.column_orders
+    orders = list(old) if old else [pq.ColumnOrder(TYPE_ORDER=pq.TypeDefinedOrder())
+                                    for _ in footer.columns]
+    for leaf in eligible:
+        orders[leaf] = (pq.ColumnOrder(IEEE_754_TOTAL_ORDER=pq.IEEE754TotalOrder())
+                        if order == "ieee754" else pq.ColumnOrder(TYPE_ORDER=pq.TypeDefinedOrder()))
+    return orders
+
+
+__all__ = ["ColumnSummary", "UpgradeReport", "column_index_struct", "page_statistics",
+           "statistics_struct", "upgrade"]

@@ -1,0 +1,233 @@
+"""read_pages: page headers of a column chunk, checked against the chunk and the file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as papq
+import pytest
+
+from nanstats.errors import ParquetFormatError
+from nanstats.parquet.footer import read_footer
+from nanstats.parquet.page_index import read_page_index
+from nanstats.parquet.pages import (
+    Page,
+    check_offset_index_pages,
+    chunk_range,
+    pages_from_bytes,
+    read_pages,
+)
+from nanstats.parquet.thrift_codec import decode, encode, pq
+
+
+def write(tmp_path, table, name="t.parquet", **options) -> str:
+    path = str(tmp_path / name)
+    papq.write_table(table, path, **options)
+    return path
+
+
+def pages_of(path, g=0, leaf=0) -> list[Page]:
+    footer = read_footer(path)
+    with open(path, "rb") as f:
+        return read_pages(f, footer, g, leaf)
+
+
+def rewrite_footer(src: str, dst: str, mutate) -> None:
+    fs = read_footer(src)
+    meta = fs.metadata
+    mutate(meta)
+    raw = encode(meta)
+    with open(src, "rb") as f:
+        body = f.read(fs.metadata_offset)
+    with open(dst, "wb") as f:
+        f.write(body + raw + len(raw).to_bytes(4, "little") + b"PAR1")
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("dictionary", [True, False])
+@pytest.mark.parametrize("compression", ["none", "zstd"])
+def test_pages_tile_the_chunk(tmp_path, version, dictionary, compression):
+    values = pa.array([float(i % 5) if i % 7 else None for i in range(95)])
+    path = write(tmp_path, pa.table({"x": values}), data_page_version=version,
+                 use_dictionary=dictionary, compression=compression, max_rows_per_page=10,
+                 write_page_index=True)
+    footer = read_footer(path)
+    pages = pages_of(path)
+    start, length = chunk_range(footer, 0, 0)
+    assert pages[0].offset == start and pages[-1].end == start + length
+    assert all(a.end == b.offset for a, b in zip(pages, pages[1:]))
+    data = [p for p in pages if p.is_data]
+    assert [p.num_values for p in data] == [10] * 9 + [5]
+    assert (pages[0].page_type == pq.PAGE_DICTIONARY) == dictionary
+    if dictionary:
+        assert pages[0].num_values == 5 and pages[0].type_name == "DICTIONARY_PAGE"
+    if version == "2.0":
+        assert [p.num_rows for p in data] == [10] * 9 + [5]
+        assert {p.type_name for p in data} == {"DATA_PAGE_V2"}
+    else:
+        assert {p.num_rows for p in data} == {None}
+    with open(path, "rb") as f:
+        _, oi = read_page_index(f, footer, 0, 0)
+        f.seek(start)
+        raw = f.read(length)
+    assert [loc.offset for loc in oi.page_locations] == [p.offset for p in data]
+    check_offset_index_pages(pages, oi, footer, 0, 0)
+    assert pages_from_bytes(raw, start, footer, 0, 0) == pages
+
+
+def test_large_header_grows_the_window(tmp_path):
+    # Page statistics of long strings make headers larger than the first read.
+    s = pa.array(["a" * 3000 + str(i) for i in range(4)])
+    path = write(tmp_path, pa.table({"s": s}), use_dictionary=False, max_rows_per_page=1)
+    pages = pages_of(path)
+    assert len(pages) == 4 and pages[0].header_length > 1024
+
+
+def test_dictionary_offset_quirk(tmp_path):
+    """dictionary_page_offset 0 or absent while the dictionary sits at data_page_offset."""
+    src = write(tmp_path, pa.table({"x": [1.0, 2.0, 1.0] * 10}), max_rows_per_page=10)
+    good = pages_of(src)
+    assert good[0].page_type == pq.PAGE_DICTIONARY
+    for quirk in (0, None):
+        bad = str(tmp_path / f"quirk{quirk}.parquet")
+
+        def move(meta, quirk=quirk):
+            m = meta.row_groups[0].columns[0].meta_data
+            m.data_page_offset, m.dictionary_page_offset = m.dictionary_page_offset, quirk
+
+        rewrite_footer(src, bad, move)
+        assert pages_of(bad) == good
+
+
+def test_empty_row_group(tmp_path):
+    # pyarrow writes data_page_offset 0 and only a dictionary page.
+    path = write(tmp_path, pa.table({"x": pa.array([], pa.float64())}))
+    footer = read_footer(path)
+    assert footer.chunk(0, 0).meta_data.data_page_offset == 0
+    pages = pages_of(path)
+    assert [p.is_data for p in pages] == [False]
+
+
+def patch(path: str, offset: int, data: bytes) -> None:
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(data)
+
+
+def same_length_header(page: Page, **changes) -> bytes:
+    header = page.header
+    for name, value in changes.items():
+        setattr(header, name, value)
+    raw = encode(header)
+    assert len(raw) == page.header_length
+    return raw
+
+
+def plain_file(tmp_path, name="t.parquet") -> str:
+    return write(tmp_path, pa.table({"x": np.arange(40.0)}), name=name, use_dictionary=False,
+                 compression="none", max_rows_per_page=10)
+
+
+def test_header_lying_about_size(tmp_path):
+    path = plain_file(tmp_path)
+    last = pages_of(path)[-1]
+    raw = same_length_header(last, compressed_page_size=last.compressed_page_size + 8)
+    patch(path, last.offset, raw)
+    with pytest.raises(ParquetFormatError, match=f"byte {last.offset}.*past the end"):
+        pages_of(path)
+
+
+def test_negative_size(tmp_path):
+    path = plain_file(tmp_path)
+    page = pages_of(path)[1]
+    raw = encode(pq.PageHeader(type=page.header.type, uncompressed_page_size=-1,
+                               compressed_page_size=page.compressed_page_size,
+                               data_page_header=page.header.data_page_header))
+    raw = raw + bytes(page.header_length - len(raw))  # pad: the struct ends at its stop byte
+    patch(path, page.offset, raw[:page.header_length])
+    with pytest.raises(ParquetFormatError, match="sizes"):
+        pages_of(path)
+
+
+def test_garbage_header(tmp_path):
+    path = plain_file(tmp_path)
+    page = pages_of(path)[2]
+    patch(path, page.offset, b"\xff" * 6)
+    with pytest.raises(ParquetFormatError, match=f"byte {page.offset}"):
+        pages_of(path)
+
+
+def test_wrong_value_count(tmp_path):
+    path = plain_file(tmp_path)
+    page = pages_of(path)[0]
+    sub = page.header.data_page_header
+    sub.num_values = 11
+    patch(path, page.offset, same_length_header(page, data_page_header=sub))
+    with pytest.raises(ParquetFormatError, match="hold 41 values.*says 40"):
+        pages_of(path)
+
+
+def test_chunk_outside_the_file(tmp_path):
+    src = plain_file(tmp_path)
+    bad = str(tmp_path / "bad.parquet")
+
+    def grow(meta):
+        meta.row_groups[0].columns[0].meta_data.total_compressed_size = 10**9
+
+    rewrite_footer(src, bad, grow)
+    with pytest.raises(ParquetFormatError, match="outside the data region"):
+        pages_of(bad)
+
+
+def test_dictionary_page_not_first(tmp_path):
+    path = plain_file(tmp_path)
+    footer = read_footer(path)
+    first = pages_of(path)[0]
+    with open(path, "rb") as f:
+        f.seek(first.offset)
+        page0 = f.read(first.end - first.offset)
+    dictionary = encode(pq.PageHeader(
+        type=pq.PAGE_DICTIONARY, uncompressed_page_size=16, compressed_page_size=16,
+        dictionary_page_header=pq.DictionaryPageHeader(num_values=2, encoding=0))) + bytes(16)
+    with pytest.raises(ParquetFormatError, match="dictionary page that is not the chunk's first"):
+        pages_from_bytes(page0 + dictionary, first.offset, footer, 0, 0)
+    # The same bytes in the right order walk fine (then fail only on the value count).
+    with pytest.raises(ParquetFormatError, match="hold 10 values"):
+        pages_from_bytes(dictionary + page0, first.offset, footer, 0, 0)
+
+
+def test_offset_index_mismatch(tmp_path):
+    path = write(tmp_path, pa.table({"x": np.arange(40.0)}), max_rows_per_page=10,
+                 write_page_index=True)
+    footer = read_footer(path)
+    with open(path, "rb") as f:
+        pages = read_pages(f, footer, 0, 0)
+        _, oi = read_page_index(f, footer, 0, 0)
+    check_offset_index_pages(pages, oi, footer, 0, 0)
+    oi.page_locations[1].compressed_page_size -= 1
+    with pytest.raises(ParquetFormatError, match="OffsetIndex page 1"):
+        check_offset_index_pages(pages, oi, footer, 0, 0)
+    oi.page_locations.pop()
+    with pytest.raises(ParquetFormatError, match="lists 3 pages"):
+        check_offset_index_pages(pages, oi, footer, 0, 0)
+
+
+def test_v2_rows_disagree_with_offset_index(tmp_path):
+    path = write(tmp_path, pa.table({"x": np.arange(40.0)}), max_rows_per_page=10,
+                 write_page_index=True, data_page_version="2.0")
+    footer = read_footer(path)
+    with open(path, "rb") as f:
+        pages = read_pages(f, footer, 0, 0)
+        _, oi = read_page_index(f, footer, 0, 0)
+    oi.page_locations[2].first_row_index = 21
+    with pytest.raises(ParquetFormatError, match="says 10 rows"):
+        check_offset_index_pages(pages, oi, footer, 0, 0)
+
+
+def test_decode_is_what_was_encoded(tmp_path):
+    path = plain_file(tmp_path)
+    with open(path, "rb") as f:
+        for page in pages_of(path):
+            f.seek(page.offset)
+            header, used = decode(pq.PageHeader, f.read(page.header_length))
+            assert header == page.header and used == page.header_length
