@@ -5,7 +5,9 @@ a cluster is the same code with another master URL, with nanstats installed
 on the executors.
 """
 
+from nanstats.spark.index import index_files, load_index, save_index
 from nanstats.spark.pandas_udfs import summary_columns, summary_in_pandas
 from nanstats.spark.summary import summary
 
-__all__ = ["summary", "summary_columns", "summary_in_pandas"]
+__all__ = ["index_files", "load_index", "save_index", "summary", "summary_columns",
+           "summary_in_pandas"]
