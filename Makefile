@@ -39,7 +39,8 @@ compare: build
 
 bench: build
 	$(PY) -m pip install --quiet ".[bench]"
-	cd asv_bench && ../$(PY) -m asv run --python=same --quick --show-stderr
+	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && \
+		../$(PY) -m asv run --python=same --quick --show-stderr
 
 docs: build
 	$(PY) -m pip install --quiet --no-build-isolation -e ".[docs]"

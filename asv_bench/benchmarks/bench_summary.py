@@ -1,0 +1,82 @@
+"""asv benchmarks of the kernel: dtype x size x NaN fraction x null fraction.
+
+``time_`` and ``peakmem_`` track nanstats itself; ``track_`` records how
+many times slower the best exact compositions (numpy, polars) are, and how
+close nanstats gets to the read ceiling, measured in the same process.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import nanstats
+from nanstats.stats import page_table
+from nanstats.testing.compositions import numpy_summary, polars_summary, read_ceiling
+
+DTYPES = ["float16", "float32", "float64"]
+SIZES = [10_000, 1_000_000, 10_000_000]
+NAN_FRACS = [0.0, 0.01, 0.5]
+NULL_FRACS = [0.0, 0.1]
+
+
+def _column(dtype: str, size: int, nan_frac: float, null_frac: float):
+    rng = np.random.default_rng(42)
+    values = rng.normal(0, 100, size).astype(dtype)
+    nan_rows = rng.random(size) < nan_frac
+    values[nan_rows] = np.nan
+    values[nan_rows & (rng.random(size) < 0.5)] = -np.nan
+    valid = rng.random(size) >= null_frac if null_frac else None
+    return values, valid
+
+
+def _best(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+class Summary:
+    params = [DTYPES, SIZES, NAN_FRACS, NULL_FRACS]
+    param_names = ["dtype", "size", "nan_frac", "null_frac"]
+
+    def setup(self, dtype, size, nan_frac, null_frac):
+        self.values, self.valid = _column(dtype, size, nan_frac, null_frac)
+
+    def time_summary(self, *_):
+        nanstats.summary(self.values, self.valid)
+
+    def time_page_stats(self, *_):
+        page_table(self.values, self.valid, page_rows=20_000)
+
+    def peakmem_summary(self, *_):
+        nanstats.summary(self.values, self.valid)
+
+
+class Ratios:
+    """Ratios measured side by side (unit: times)."""
+
+    params = [DTYPES, [10_000_000]]
+    param_names = ["dtype", "size"]
+    unit = "ratio"
+
+    def setup(self, dtype, size):
+        self.values, self.valid = _column(dtype, size, 0.01, 0.1)
+        self.t_nanstats = _best(lambda: nanstats.summary(self.values, self.valid))
+
+    def track_numpy_over_nanstats(self, *_):
+        return _best(lambda: numpy_summary(self.values, self.valid)) / self.t_nanstats
+
+    def track_polars_over_nanstats(self, *_):
+        return _best(lambda: polars_summary(self.values, self.valid)) / self.t_nanstats
+
+    def track_fraction_of_read_ceiling(self, *_):
+        return _best(lambda: read_ceiling(self.values, self.valid)) / self.t_nanstats
+
+    track_numpy_over_nanstats.unit = "ratio"
+    track_polars_over_nanstats.unit = "ratio"
+    track_fraction_of_read_ceiling.unit = "ratio"

@@ -1,0 +1,149 @@
+"""nanstats against numpy, pyarrow and polars doing the same job, in one run.
+
+For each float type it generates one column (default 1e7 values, 1% NaN of
+both signs, 5% nulls), checks that every method gives exactly nanstats'
+answer, then times each (best of ``--repeat``) and prints GB/s of input and
+how many times slower than nanstats each method is.  It also times the read
+ceiling (an OR-reduce over the same bytes), nanstats per SIMD level, the
+per-page job (``--page-rows``) and the pandas/Arrow faces at the largest size
+(their overhead over the raw call).
+
+    python benchmarks/compare.py [--size 1e7] [--dtype float64 ...] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import nanstats
+from nanstats import _kernels
+from nanstats.stats import page_table
+from nanstats.testing.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
+
+
+def make_column(dtype: str, size: int, nan_frac: float, null_frac: float, seed: int = 0
+                ) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    values = rng.normal(0, 100, size).astype(dtype)
+    nan_rows = rng.random(size) < nan_frac
+    values[nan_rows] = np.nan
+    values[nan_rows & (rng.random(size) < 0.5)] = -np.nan
+    return values, rng.random(size) >= null_frac
+
+
+def best(fn: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    import pandas as pd
+    import pyarrow as pa
+
+    rows: list[dict[str, Any]] = []
+    for dtype in args.dtype:
+        values, valid = make_column(dtype, args.size, args.nan_frac, args.null_frac)
+        gb = values.nbytes / 1e9
+        expected = nanstats.summary(values, valid)
+        for name, fn in COMPOSITIONS.items():
+            if fn(values, valid) != expected:
+                sys.exit(f"{name} disagrees with nanstats on {dtype}: refusing to time it")
+        starts = np.arange(0, args.size, args.page_rows)
+        if numpy_page_stats(values, valid, starts) != nanstats.page_stats(values, valid,
+                                                                          page_starts=starts):
+            sys.exit(f"numpy per-page composition disagrees with nanstats on {dtype}")
+
+        def record(job: str, method: str, seconds: float, ref: float | None) -> None:
+            rows.append({"dtype": dtype, "job": job, "method": method, "ms": seconds * 1e3,
+                         "GB/s": gb / seconds, "x slower than nanstats":
+                         None if ref is None else seconds / ref})
+
+        t_ns = best(lambda: nanstats.summary(values, valid), args.repeat)
+        record("summary", "nanstats", t_ns, t_ns)
+        before = _kernels.simd_level()
+        for level in _kernels.simd_levels():
+            _kernels.set_simd_level(level)
+            t = best(lambda: nanstats.summary(values, valid), args.repeat)
+            record("summary", f"nanstats [{level}]", t, t_ns)
+        _kernels.set_simd_level(before)
+        record("summary", "read ceiling",
+               best(lambda: read_ceiling(values, valid), args.repeat), t_ns)
+        for name, fn in COMPOSITIONS.items():
+            record("summary", name, best(lambda fn=fn: fn(values, valid), args.repeat), t_ns)
+
+        t_pages = best(lambda: page_table(values, valid, page_starts=starts), args.repeat)
+        record(f"pages of {args.page_rows}", "nanstats", t_pages, t_pages)
+        record(f"pages of {args.page_rows}", "numpy",
+               best(lambda: numpy_page_stats(values, valid, starts), args.repeat), t_pages)
+
+        # The faces: same data, read where users hold it.
+        t_plain = best(lambda: nanstats.summary(values), args.repeat)
+        record("faces", "nanstats (ndarray, no mask)", t_plain, t_plain)
+        series = pd.Series(values, copy=False)
+        record("faces", "Series.nanstats", best(lambda: series.nanstats.summary(), args.repeat),
+               t_plain)
+        arrow = pa.array(values, mask=~valid)
+        record("faces", "pyarrow.Array", best(lambda: nanstats.summary(arrow), args.repeat),
+               t_ns)
+        if dtype != "float16":
+            masked = pd.Series(pd.arrays.FloatingArray(values, ~valid))
+            record("faces", "masked Float64" if dtype == "float64" else "masked Float32",
+                   best(lambda: masked.nanstats.summary(), args.repeat), t_ns)
+    return rows
+
+
+def print_table(rows: list[dict[str, Any]], plain: bool) -> None:
+    headers = ["dtype", "job", "method", "ms", "GB/s", "x slower than nanstats"]
+
+    def cell(v: Any) -> str:
+        return "-" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
+
+    try:
+        if plain:
+            raise ImportError
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(*headers, title="nanstats vs exact compositions (best of repeats)")
+        for r in rows:
+            table.add_row(*(cell(r[h]) for h in headers))
+        Console().print(table)
+    except ImportError:
+        print(" | ".join(headers))
+        for r in rows:
+            print(" | ".join(cell(r[h]) for h in headers))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=lambda s: int(float(s)), default=10_000_000)
+    parser.add_argument("--dtype", nargs="+", default=["float64", "float32", "float16"])
+    parser.add_argument("--nan-frac", type=float, default=0.01)
+    parser.add_argument("--null-frac", type=float, default=0.05)
+    parser.add_argument("--page-rows", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--plain", action="store_true", help="plain text, no rich table")
+    args = parser.parse_args(argv)
+    rows = run(args)
+    print(f"{args.size:,} values per dtype, {args.nan_frac:.1%} NaN (both signs), "
+          f"{args.null_frac:.1%} null; SIMD level {_kernels.simd_level()}")
+    print_table(rows, args.plain)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""The compositions timed against nanstats give exactly nanstats' answers."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+from hypothesis import given, settings
+
+import nanstats
+from nanstats.testing.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
+from tests.strategies import Column, columns
+
+
+@settings(max_examples=80)
+@given(columns(max_size=120))
+def test_every_composition_equals_nanstats(col: Column) -> None:
+    values, valid = np.ascontiguousarray(col.values()), col.mask()
+    expected = nanstats.summary(values, valid)
+    for name, fn in COMPOSITIONS.items():
+        assert fn(values, valid) == expected, name
+    assert numpy_page_stats(values, valid, np.array(col.page_starts)) == nanstats.page_stats(
+        values, valid, page_starts=col.page_starts)
+    read_ceiling(values, valid)
+
+
+def test_compare_script_runs_small(capsys) -> None:
+    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "compare.py")
+    spec = importlib.util.spec_from_file_location("compare", path)
+    assert spec is not None and spec.loader is not None
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    compare.main(["--size", "5000", "--repeat", "1", "--page-rows", "1000", "--plain"])
+    out = capsys.readouterr().out
+    for method in ("nanstats", "numpy", "pyarrow", "polars", "read ceiling",
+                   "Series.nanstats", "masked Float64", "pyarrow.Array"):
+        assert method in out, method
+    assert out.count("float64") >= 2 and "float16" in out
