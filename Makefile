@@ -38,7 +38,7 @@ compare: build
 	$(PY) benchmarks/compare.py
 
 bench: build
-	$(PY) -m pip install --quiet ".[bench]"
+	$(PY) -m pip install --quiet "asv>=0.6"
 	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && \
 		../$(PY) -m asv run --python=same --quick --show-stderr
 
