@@ -34,6 +34,6 @@ def test_compare_script_runs_small(capsys) -> None:
     compare.main(["--size", "5000", "--repeat", "1", "--page-rows", "1000", "--plain"])
     out = capsys.readouterr().out
     for method in ("nanstats", "numpy", "pyarrow", "polars", "read ceiling",
-                   "Series.nanstats", "masked Float64", "pyarrow.Array"):
+                   "Series.nanstats", "masked Float64", "pyarrow.Array", "compute UDF"):
         assert method in out, method
     assert out.count("float64") >= 2 and "float16" in out

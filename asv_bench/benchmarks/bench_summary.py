@@ -80,3 +80,38 @@ class Ratios:
     track_numpy_over_nanstats.unit = "ratio"
     track_polars_over_nanstats.unit = "ratio"
     track_fraction_of_read_ceiling.unit = "ratio"
+
+
+class Faces:
+    """The pandas and Arrow faces on the same 1e7 values (overhead over the raw call)."""
+
+    params = [["float32", "float64"]]
+    param_names = ["dtype"]
+
+    def setup(self, dtype):
+        import pandas as pd
+        import pyarrow as pa
+
+        self.values, valid = _column(dtype, 10_000_000, 0.01, 0.1)
+        self.valid = valid
+        self.series = pd.Series(self.values, copy=False)
+        self.masked = pd.Series(pd.arrays.FloatingArray(self.values, ~valid))
+        self.arrow = pa.array(self.values, mask=~valid)
+
+    def time_ndarray(self, _):
+        nanstats.summary(self.values)
+
+    def time_series_accessor(self, _):
+        self.series.nanstats.summary()
+
+    def time_masked_series(self, _):
+        self.masked.nanstats.summary()
+
+    def time_arrow_array(self, _):
+        nanstats.summary(self.arrow)
+
+    def time_arrow_compute_udf(self, _):
+        import pyarrow.compute as pc
+
+        name = "nanstats_summary" if self.values.dtype == np.float64 else "nanstats_summary_float"
+        pc.call_function(name, [self.arrow])
