@@ -48,68 +48,74 @@ def best(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for dtype in args.dtype:
+        rows += run_dtype(dtype, args)
+    return rows
+
+
+def run_dtype(dtype: str, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Check, then time, every method on one column of ``dtype``."""
     import pandas as pd
     import pyarrow as pa
 
     rows: list[dict[str, Any]] = []
-    for dtype in args.dtype:
-        values, valid = make_column(dtype, args.size, args.nan_frac, args.null_frac)
-        gb = values.nbytes / 1e9
-        expected = nanstats.summary(values, valid)
-        for name, fn in COMPOSITIONS.items():
-            if fn(values, valid) != expected:
-                sys.exit(f"{name} disagrees with nanstats on {dtype}: refusing to time it")
-        starts = np.arange(0, args.size, args.page_rows)
-        if numpy_page_stats(values, valid, starts) != nanstats.page_stats(values, valid,
-                                                                          page_starts=starts):
-            sys.exit(f"numpy per-page composition disagrees with nanstats on {dtype}")
+    values, valid = make_column(dtype, args.size, args.nan_frac, args.null_frac)
+    gb = values.nbytes / 1e9
+    expected = nanstats.summary(values, valid)
+    for name, fn in COMPOSITIONS.items():
+        if fn(values, valid) != expected:
+            sys.exit(f"{name} disagrees with nanstats on {dtype}: refusing to time it")
+    starts = np.arange(0, args.size, args.page_rows)
+    if numpy_page_stats(values, valid, starts) != nanstats.page_stats(values, valid,
+                                                                      page_starts=starts):
+        sys.exit(f"numpy per-page composition disagrees with nanstats on {dtype}")
 
-        def record(job: str, method: str, seconds: float, ref: float | None) -> None:
-            rows.append({"dtype": dtype, "job": job, "method": method, "ms": seconds * 1e3,
-                         "GB/s": gb / seconds, "x slower than nanstats":
-                         None if ref is None else seconds / ref})
+    def record(job: str, method: str, seconds: float, ref: float | None) -> None:
+        rows.append({"dtype": dtype, "job": job, "method": method, "ms": seconds * 1e3,
+                     "GB/s": gb / seconds, "x slower than nanstats":
+                     None if ref is None else seconds / ref})
 
-        t_ns = best(lambda: nanstats.summary(values, valid), args.repeat)
-        record("summary", "nanstats", t_ns, t_ns)
-        before = _kernels.simd_level()
-        for level in _kernels.simd_levels():
-            _kernels.set_simd_level(level)
-            t = best(lambda: nanstats.summary(values, valid), args.repeat)
-            record("summary", f"nanstats [{level}]", t, t_ns)
-        _kernels.set_simd_level(before)
-        record("summary", "read ceiling",
-               best(lambda: read_ceiling(values, valid), args.repeat), t_ns)
-        for name, fn in COMPOSITIONS.items():
-            record("summary", name, best(lambda fn=fn: fn(values, valid), args.repeat), t_ns)
+    t_ns = best(lambda: nanstats.summary(values, valid), args.repeat)
+    record("summary", "nanstats", t_ns, t_ns)
+    before = _kernels.simd_level()
+    for level in _kernels.simd_levels():
+        _kernels.set_simd_level(level)
+        t = best(lambda: nanstats.summary(values, valid), args.repeat)
+        record("summary", f"nanstats [{level}]", t, t_ns)
+    _kernels.set_simd_level(before)
+    record("summary", "read ceiling",
+           best(lambda: read_ceiling(values, valid), args.repeat), t_ns)
+    for name, fn in COMPOSITIONS.items():
+        record("summary", name, best(lambda fn=fn: fn(values, valid), args.repeat), t_ns)
 
-        t_pages = best(lambda: page_table(values, valid, page_starts=starts), args.repeat)
-        record(f"pages of {args.page_rows}", "nanstats", t_pages, t_pages)
-        record(f"pages of {args.page_rows}", "numpy",
-               best(lambda: numpy_page_stats(values, valid, starts), args.repeat), t_pages)
+    t_pages = best(lambda: page_table(values, valid, page_starts=starts), args.repeat)
+    record(f"pages of {args.page_rows}", "nanstats", t_pages, t_pages)
+    record(f"pages of {args.page_rows}", "numpy",
+           best(lambda: numpy_page_stats(values, valid, starts), args.repeat), t_pages)
 
-        # The faces: same data, read where users hold it.
-        t_plain = best(lambda: nanstats.summary(values), args.repeat)
-        record("faces", "nanstats (ndarray, no mask)", t_plain, t_plain)
-        series = pd.Series(values, copy=False)
-        record("faces", "Series.nanstats", best(lambda: series.nanstats.summary(), args.repeat),
-               t_plain)
-        arrow = pa.array(values, mask=~valid)
-        t_arrow = best(lambda: nanstats.summary(arrow), args.repeat)
-        record("faces", "pyarrow.Array", t_arrow, t_ns)
-        # Arrow's UDF machinery around the same kernel call.
-        import pyarrow.compute as pc
+    # The faces: same data, read where users hold it.
+    t_plain = best(lambda: nanstats.summary(values), args.repeat)
+    record("faces", "nanstats (ndarray, no mask)", t_plain, t_plain)
+    series = pd.Series(values, copy=False)
+    record("faces", "Series.nanstats", best(lambda: series.nanstats.summary(), args.repeat),
+           t_plain)
+    arrow = pa.array(values, mask=~valid)
+    t_arrow = best(lambda: nanstats.summary(arrow), args.repeat)
+    record("faces", "pyarrow.Array", t_arrow, t_ns)
+    # Arrow's UDF machinery around the same kernel call.
+    import pyarrow.compute as pc
 
-        from nanstats.arrow import FUNCTION_NAMES
+    from nanstats.arrow import FUNCTION_NAMES
 
-        udf = FUNCTION_NAMES[str(arrow.type)]
-        record("faces", "pyarrow.Array via compute UDF",
-               best(lambda: pc.call_function(udf, [arrow]), args.repeat), t_arrow)
-        if dtype != "float16":
-            masked = pd.Series(pd.arrays.FloatingArray(values, ~valid))
-            record("faces", "masked Float64" if dtype == "float64" else "masked Float32",
-                   best(lambda: masked.nanstats.summary(), args.repeat), t_ns)
+    udf = FUNCTION_NAMES[str(arrow.type)]
+    record("faces", "pyarrow.Array via compute UDF",
+           best(lambda: pc.call_function(udf, [arrow]), args.repeat), t_arrow)
+    if dtype != "float16":
+        masked = pd.Series(pd.arrays.FloatingArray(values, ~valid))
+        record("faces", "masked Float64" if dtype == "float64" else "masked Float32",
+               best(lambda: masked.nanstats.summary(), args.repeat), t_ns)
     return rows
-
 
 def print_table(rows: list[dict[str, Any]], plain: bool) -> None:
     headers = ["dtype", "job", "method", "ms", "GB/s", "x slower than nanstats"]

@@ -66,7 +66,9 @@ def test_statistics_match_oracle(col: Column, order: str, policy: str) -> None:
     lo, hi = oracle.encoded_statistics(
         oracle.scope_stats(col.ft.physical_type, col.bits, col.valid), order, policy
     )
-    to_bytes = (lambda b: None if b is None else b.to_bytes(col.ft.nbytes, "little"))
+    def to_bytes(b: int | None) -> bytes | None:
+        return None if b is None else b.to_bytes(col.ft.nbytes, "little")
+
     assert (enc.min_value, enc.max_value) == (to_bytes(lo), to_bytes(hi))
     assert enc.null_count == s.null_count and enc.nan_count == s.nan_count
     if order == "type_order" and enc.min_value is not None:

@@ -33,8 +33,13 @@ from nanstats.parquet.footer import Footer
 from nanstats.parquet.page_index import read_page_index
 from nanstats.parquet.pages import Page, check_offset_index_pages, read_pages
 from nanstats.stats import ColumnStats
-from nanstats.stats_table import KEY_EMPTY_MAX, KEY_EMPTY_MIN, StatsTable, page_starts_for, \
-    scan_chunks
+from nanstats.stats_table import (
+    KEY_EMPTY_MAX,
+    KEY_EMPTY_MIN,
+    StatsTable,
+    page_starts_for,
+    scan_chunks,
+)
 
 
 @dataclass(frozen=True, eq=False)

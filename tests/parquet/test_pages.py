@@ -55,7 +55,7 @@ def test_pages_tile_the_chunk(tmp_path, version, dictionary, compression):
     pages = pages_of(path)
     start, length = chunk_range(footer, 0, 0)
     assert pages[0].offset == start and pages[-1].end == start + length
-    assert all(a.end == b.offset for a, b in zip(pages, pages[1:]))
+    assert all(a.end == b.offset for a, b in zip(pages, pages[1:], strict=False))
     data = [p for p in pages if p.is_data]
     assert [p.num_values for p in data] == [10] * 9 + [5]
     assert (pages[0].page_type == pq.PAGE_DICTIONARY) == dictionary
