@@ -217,6 +217,25 @@ static inline int NS_FN(ns_all_zero_)(V x)
     return any == 0;
 }
 
+/* LANES mask bytes widened to lanes of the data's width.  A level may provide
+ * a native widening load (NS_NATIVE_WIDEN8_16 etc.); the generic form goes
+ * through a byte vector, which gcc handles poorly at narrow sizes. */
+static inline V NS_FN(ns_widen_bytes_)(const uint8_t *p)
+{
+    VB raw;
+    memcpy(&raw, p, sizeof raw);
+    return __builtin_convertvector(raw, V);
+}
+#if NS_W == 16 && defined(NS_NATIVE_WIDEN8_16)
+#define NS_WIDEN_BYTES(p) ((V)NS_NATIVE_WIDEN8_16(p))
+#elif NS_W == 32 && defined(NS_NATIVE_WIDEN8_32)
+#define NS_WIDEN_BYTES(p) ((V)NS_NATIVE_WIDEN8_32(p))
+#elif NS_W == 64 && defined(NS_NATIVE_WIDEN8_64)
+#define NS_WIDEN_BYTES(p) ((V)NS_NATIVE_WIDEN8_64(p))
+#else
+#define NS_WIDEN_BYTES(p) NS_FN(ns_widen_bytes_)(p)
+#endif
+
 static inline V NS_FN(ns_vload_)(const T *p)
 {
     V v;
@@ -260,18 +279,14 @@ static void NS_FN(ns_rows_bytes_)(const T *restrict d, const uint8_t *restrict v
     NS_VLOCALS;
     int64_t i = 0;
     for (; i + LANES <= n; i += LANES) {
-        VB raw;
-        memcpy(&raw, v + i, sizeof raw);
-        V wide = __builtin_convertvector(raw, V);
+        V wide = NS_WIDEN_BYTES(v + i);
         V ok = null_bytes ? (V)(wide == 0) : (V)(wide != 0);
         V s = NS_FN(ns_vload_)(d + i);
         NS_VUPDATE(s, ok, refv);
     }
     if (NS_NAN_PASS && !NS_NO_NAN(xnan)) {
         for (int64_t j = 0; j + LANES <= n; j += LANES) {
-            VB raw;
-            memcpy(&raw, v + j, sizeof raw);
-            V wide = __builtin_convertvector(raw, V);
+            V wide = NS_WIDEN_BYTES(v + j);
             V ok = null_bytes ? (V)(wide == 0) : (V)(wide != 0);
             V s = NS_FN(ns_vload_)(d + j);
             NS_VUPDATE_NAN(s, ok);
@@ -454,4 +469,5 @@ static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t
 #undef NS_VNAN_REDUCE
 #undef NS_NAN_PASS
 #undef NS_NO_NAN
+#undef NS_WIDEN_BYTES
 #undef NS_VFOLD
