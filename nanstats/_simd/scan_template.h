@@ -386,7 +386,11 @@ static void NS_FN(ns_rows_bitmap_)(const T *restrict d, const uint8_t *restrict 
 }
 
 /* Rows per block: per-lane counters of the data's width must not overflow. */
+#if NS_W == 64
+#define NS_BLOCK 2048 /* 16 KiB: the NaN pass re-reads the block from L1 */
+#else
 #define NS_BLOCK 8192
+#endif
 
 static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
                             int64_t validity_nbytes, int64_t bit_offset,
