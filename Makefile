@@ -31,8 +31,11 @@ test-pandas2: build
 	$(PANDAS2_VENV)/bin/python -c "import pandas; assert pandas.__version__.startswith('2.2'), pandas.__version__"
 	$(PANDAS2_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_pandas.py nanstats/pandas.py
 
+# The main job: a sample lake through nanstats on local Spark (python -m
+# nanstats.spark.demo --help for its options; python -m nanstats.demo is the
+# small core-only demonstration).
 demo: build
-	$(PY) -m nanstats.demo
+	$(PY) -m nanstats.spark.demo
 
 compare: build
 	$(PY) benchmarks/compare.py

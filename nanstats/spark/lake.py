@@ -81,6 +81,7 @@ def _write_with_pyarrow(batches: Iterator[pa.RecordBatch], root: str
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, f"part-{uuid.uuid4().hex[:12]}.parquet")
         papq.write_table(table, path, row_group_size=100_000, data_page_size=8 * 1024,
+                         use_dictionary=["sensor"],
                          write_page_index=True)
         written.append(path)
     yield pa.RecordBatch.from_pydict({"path": written}, schema=pa.schema([("path", pa.string())]))
