@@ -68,29 +68,50 @@ def _group_boundaries(table: pa.Table, by: list[str]) -> np.ndarray:
 
 def partial_batches(batches: Iterator[pa.RecordBatch], by: list[str],
                     columns: list[tuple[str, str]]) -> Iterator[pa.RecordBatch]:
-    """Per batch: one row per (group, column) with counts and totalOrder keys."""
+    """Per partition: rows of (group, column) with counts and totalOrder keys.
+
+    Without groups, the batches of a partition are merged as they come and
+    one row per column leaves the task; with groups, one row per group and
+    column per batch (Spark merges them).
+    """
     from nanstats.stats import page_table
 
+    totals: dict[str, np.ndarray] = {}  # column -> [4 counts, 4 keys], no groups
     for batch in batches:
         table = pa.Table.from_batches([batch])
-        if by:
-            order = table.sort_by([(k, "ascending") for k in by])
-            table = order
+        if not by:
+            for name, _ in columns:
+                stats = page_table(table.column(name))
+                row = np.concatenate([stats.counts[0], stats.keys[0]])
+                prev = totals.get(name)
+                if prev is None:
+                    totals[name] = row
+                else:
+                    prev[:4] += row[:4]
+                    prev[4] = min(prev[4], row[4])
+                    prev[5] = max(prev[5], row[5])
+                    prev[6] = min(prev[6], row[6])
+                    prev[7] = max(prev[7], row[7])
+            continue
+        table = table.sort_by([(k, "ascending") for k in by])
         starts = _group_boundaries(table, by)
-        groups = table.select(by).take(pa.array(starts)) if by else None
+        groups = table.select(by).take(pa.array(starts))
         for name, _ in columns:
             stats = page_table(table.column(name), page_starts=starts)
-            data: dict[str, Any] = {}
-            if groups is not None:
-                for k in by:
-                    data[k] = groups.column(k).combine_chunks()
+            data: dict[str, Any] = {k: groups.column(k).combine_chunks() for k in by}
             data["column"] = pa.array([name] * len(starts), pa.string())
-            counts = stats.counts
             for i, f in enumerate(_COUNT_FIELDS):
-                data[f] = pa.array(counts[:, i])
+                data[f] = pa.array(stats.counts[:, i])
             for i, f in enumerate(_KEY_FIELDS):
                 data[f] = pa.array(stats.keys[:, i])
             yield pa.RecordBatch.from_pydict(data)
+    if totals:
+        names = list(totals)
+        rows = np.stack([totals[n] for n in names])
+        data = {"column": pa.array(names, pa.string())}
+        for i, f in enumerate([*_COUNT_FIELDS, *_KEY_FIELDS]):
+            data[f] = pa.array(rows[:, i])
+        yield pa.RecordBatch.from_pydict(data)
 
 
 def _finish(batches: Iterator[pa.RecordBatch], kinds: dict[str, str]) -> Iterator[pa.RecordBatch]:
