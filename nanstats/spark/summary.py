@@ -154,8 +154,56 @@ def _finish(batches: Iterator[pa.RecordBatch], kinds: dict[str, str]) -> Iterato
         yield pa.RecordBatch.from_pydict(data)
 
 
+def plain_parquet_files(df: Any) -> list[str] | None:
+    """The files of ``df`` when it is a plain Parquet scan (columns selected at
+    most), else None.  Such a frame can be summarised straight from its files."""
+    try:
+        plan = df._jdf.queryExecution().optimizedPlan().toString()
+    except Exception:  # noqa: BLE001 - not a classic DataFrame (Spark Connect, ...)
+        return None
+    lines = [ln.strip().lstrip("+- ").strip() for ln in plan.strip().splitlines()]
+    if not lines or not lines[-1].startswith("Relation ") or not lines[-1].endswith(" parquet"):
+        return None
+    for ln in lines[:-1]:
+        if not ln.startswith("Project [") or " AS " in ln or "(" in ln:
+            return None
+    files = list(df.inputFiles())
+    return files or None
+
+
+def _file_batches(batches: Iterator[pa.RecordBatch], columns: list[tuple[str, str]]
+                  ) -> Iterator[pa.RecordBatch]:
+    """Executor side of the file path: read the float columns with pyarrow."""
+    import pyarrow.parquet as papq
+
+    from nanstats.stats import page_table
+
+    totals: dict[str, np.ndarray] = {}
+    for batch in batches:
+        for path in batch.column(0).to_pylist():
+            local = path[len("file:"):] if path.startswith("file:") else path
+            table = papq.read_table(local, columns=[c for c, _ in columns], use_threads=False)
+            for name, _ in columns:
+                stats = page_table(table.column(name))
+                row = np.concatenate([stats.counts[0], stats.keys[0]])
+                prev = totals.get(name)
+                if prev is None:
+                    totals[name] = row
+                else:
+                    prev[:4] += row[:4]
+                    prev[4], prev[6] = min(prev[4], row[4]), min(prev[6], row[6])
+                    prev[5], prev[7] = max(prev[5], row[5]), max(prev[7], row[7])
+    if totals:
+        names = list(totals)
+        rows = np.stack([totals[n] for n in names])
+        data = {"column": pa.array(names, pa.string())}
+        for i, f in enumerate([*_COUNT_FIELDS, *_KEY_FIELDS]):
+            data[f] = pa.array(rows[:, i])
+        yield pa.RecordBatch.from_pydict(data)
+
+
 def summary(df: Any, columns: Sequence[str] | None = None,
-            by: str | Sequence[str] | None = None) -> Any:
+            by: str | Sequence[str] | None = None, *, read_files: bool = True) -> Any:
     """Statistics of the float columns of a Spark DataFrame, per group.
 
     Parameters
@@ -163,6 +211,9 @@ def summary(df: Any, columns: Sequence[str] | None = None,
     df : pyspark.sql.DataFrame
     columns : float/double columns to describe (default: all of them).
     by : group-by column(s), or None for the whole frame.
+    read_files : when ``df`` is a plain Parquet scan and ``by`` is None, read
+        its files with pyarrow on the executors instead of taking rows through
+        Spark (same result, a fraction of the cost).
 
     Returns a DataFrame with the group columns, ``column``,
     ``physical_type``, ``num_values``, ``null_count``, ``nan_count``,
@@ -180,8 +231,16 @@ def summary(df: Any, columns: Sequence[str] | None = None,
     partial_schema = ", ".join(
         [*([key_schema] if key_schema else []), "column string",
          *(f"{f} long" for f in _COUNT_FIELDS), *(f"{f} long" for f in _KEY_FIELDS)])
-    selected = df.select(*by_list, *(c for c, _ in cols))
-    partial = selected.mapInArrow(lambda it: partial_batches(it, by_list, cols), partial_schema)
+    files = plain_parquet_files(df) if read_files and not by_list else None
+    if files is not None:
+        spark = df.sparkSession
+        parallelism = max(1, min(len(files), spark.sparkContext.defaultParallelism * 2))
+        paths = spark.createDataFrame(pa.table({"path": files})).repartition(parallelism)
+        partial = paths.mapInArrow(lambda it: _file_batches(it, cols), partial_schema)
+    else:
+        selected = df.select(*by_list, *(c for c, _ in cols))
+        partial = selected.mapInArrow(lambda it: partial_batches(it, by_list, cols),
+                                      partial_schema)
     merged = partial.groupBy(*by_list, "column").agg(
         *(F.sum(f).alias(f) for f in _COUNT_FIELDS),
         F.min("vmin").alias("vmin"), F.max("vmax").alias("vmax"),

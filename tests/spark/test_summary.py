@@ -98,3 +98,25 @@ def test_pandas_flavours_give_the_same_numbers(spark) -> None:
         assert tuple(r[f"x_{f}"] for f in fields) == exact[(r.k, "x")]
     with pytest.raises(ValueError, match="unknown field"):
         nanstats.spark.summary_columns("x", ["median"])
+
+
+def test_file_path_equals_row_path(spark, tmp_path) -> None:
+    import pyarrow.parquet as papq
+
+    from nanstats.spark.summary import plain_parquet_files
+
+    _, table = _frame(spark, n=4000, seed=8)
+    for i in range(3):
+        papq.write_table(table.slice(i * 1000, 1500), tmp_path / f"p{i}.parquet")
+    df = spark.read.parquet(str(tmp_path))
+    assert plain_parquet_files(df) is not None
+    assert plain_parquet_files(df.select("x")) is not None
+    assert plain_parquet_files(df.where("k > 1")) is None
+    assert plain_parquet_files(df.selectExpr("x * 2 AS x")) is None
+    fields = ["column", "num_values", "null_count", "pos_nan_count", "neg_nan_count",
+              "min_bits", "max_bits"]
+    fast = sorted(tuple(r[f] for f in fields) for r in nanstats.spark.summary(df).collect())
+    slow = sorted(tuple(r[f] for f in fields)
+                  for r in nanstats.spark.summary(df, read_files=False).collect())
+    assert fast == slow
+    assert sum(r[1] for r in fast if r[0] == "x") == 4500
