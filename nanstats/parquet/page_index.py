@@ -24,14 +24,19 @@ from nanstats.parquet.footer import Footer
 from nanstats.parquet.thrift_codec import decode, pq
 
 
-def read_page_index(f: IO[bytes], footer: Footer, row_group: int, leaf: int) -> tuple[Any, Any]:
-    """(ColumnIndex or None, OffsetIndex or None) of one column chunk."""
+def read_page_index(f: IO[bytes] | None, footer: Footer, row_group: int, leaf: int, *,
+                    region: PageIndexRegion | None = None) -> tuple[Any, Any]:
+    """(ColumnIndex or None, OffsetIndex or None) of one column chunk.
+
+    With ``region`` (a :class:`PageIndexRegion` of the file) the bytes come
+    from memory; ``f`` may then be None.
+    """
     chunk = footer.chunk(row_group, leaf)
     where = f"row group {row_group}, column {footer.columns[leaf].name!r}"
     ci = _read(f, footer, chunk.column_index_offset, chunk.column_index_length,
-               pq.ColumnIndex, f"ColumnIndex of {where}")
+               pq.ColumnIndex, f"ColumnIndex of {where}", region)
     oi = _read(f, footer, chunk.offset_index_offset, chunk.offset_index_length,
-               pq.OffsetIndex, f"OffsetIndex of {where}")
+               pq.OffsetIndex, f"OffsetIndex of {where}", region)
     if oi is not None:
         check_offset_index(oi, footer, row_group, where)
     if ci is not None:
@@ -39,8 +44,28 @@ def read_page_index(f: IO[bytes], footer: Footer, row_group: int, leaf: int) -> 
     return ci, oi
 
 
-def _read(f: IO[bytes], footer: Footer, offset: int | None, length: int | None,
-          cls: type, what: str) -> Any:
+class PageIndexRegion:
+    """The bytes of every page index of a file, read at once (for reading many).
+
+    The region runs from the first ColumnIndex/OffsetIndex offset in the
+    footer to the footer itself; one read instead of two per column chunk.
+    """
+
+    def __init__(self, f: IO[bytes], footer: Footer) -> None:
+        starts = [o for rg in footer.metadata.row_groups or () for c in rg.columns or ()
+                  for o in (c.column_index_offset, c.offset_index_offset)
+                  if o is not None and 4 <= o < footer.metadata_offset]
+        self.start = min(starts, default=footer.metadata_offset)
+        f.seek(self.start)
+        self.data = memoryview(f.read(footer.metadata_offset - self.start))
+
+    def read_page_index(self, footer: Footer, row_group: int, leaf: int) -> tuple[Any, Any]:
+        """As :func:`read_page_index`, from the region in memory."""
+        return read_page_index(None, footer, row_group, leaf, region=self)
+
+
+def _read(f: IO[bytes] | None, footer: Footer, offset: int | None, length: int | None,
+          cls: type, what: str, region: PageIndexRegion | None = None) -> Any:
     if offset is None and length is None:
         return None
     if offset is None or length is None or offset < 4 or length <= 0 \
@@ -48,8 +73,13 @@ def _read(f: IO[bytes], footer: Footer, offset: int | None, length: int | None,
         raise ParquetFormatError(
             f"{what}: offset {offset} and length {length} lie outside the region before the "
             f"footer (bytes 4..{footer.metadata_offset})", path=footer.path, offset=offset)
-    f.seek(offset)
-    obj, _ = decode(cls, f.read(length), path=footer.path, offset=offset, what=what)
+    if region is not None and offset >= region.start:
+        raw: bytes | memoryview = region.data[offset - region.start:offset - region.start + length]
+    else:
+        assert f is not None
+        f.seek(offset)
+        raw = f.read(length)
+    obj, _ = decode(cls, raw, path=footer.path, offset=offset, what=what)
     return obj
 
 

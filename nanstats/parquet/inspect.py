@@ -1,0 +1,189 @@
+"""``inspect``: what a Parquet file says about its float columns, read from the
+footer and the page index only (data pages are never read).
+
+>>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+>>> papq.write_table(pa.table({"x": [1.0, np.nan, -0.0], "s": ["a", "b", "c"]}), path,
+...                  write_page_index=True)
+>>> report = inspect(path)
+>>> col = report.columns[0]
+>>> col.name, col.column_order, col.row_groups[0].statistics.nan_count
+('x', 'type_order', None)
+>>> col.row_groups[0].statistics.max
+'1.0'
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from nanstats.float_types import FloatType
+from nanstats.parquet.footer import Footer, read_footer
+from nanstats.parquet.page_index import PageIndexRegion
+from nanstats.parquet.thrift_codec import pq
+
+_BOUNDARY = {pq.BOUNDARY_UNORDERED: "UNORDERED", pq.BOUNDARY_ASCENDING: "ASCENDING",
+             pq.BOUNDARY_DESCENDING: "DESCENDING"}
+
+
+_STRUCT = {2: struct.Struct("<e"), 4: struct.Struct("<f"), 8: struct.Struct("<d")}
+
+
+def _value(ft: FloatType, raw: bytes | None) -> tuple[str | None, str | None]:
+    """(readable value, hex bits) of a PLAIN-encoded bound, or why it is unreadable.
+
+    Same text as FloatType.format_bits, without numpy (this runs per page).
+    """
+    if raw is None:
+        return None, None
+    n = ft.nbytes
+    if len(raw) != n:
+        return f"<{len(raw)} bytes, not {n}>", raw.hex()
+    bits = int.from_bytes(raw, "little")
+    hex_bits = f"{bits:0{n * 2}x}"
+    magnitude = bits & ((1 << (8 * n - 1)) - 1)
+    inf = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}[n]
+    if magnitude > inf:
+        return f"{'-' if bits >> (8 * n - 1) else '+'}nan(0x{hex_bits})", hex_bits
+    return repr(_STRUCT[n].unpack(raw)[0]), hex_bits
+
+
+@dataclass(frozen=True)
+class StatisticsReport:
+    """A chunk's Statistics as written: values readable, bits exact, absent fields None."""
+
+    min: str | None
+    max: str | None
+    min_bits: str | None
+    max_bits: str | None
+    null_count: int | None
+    nan_count: int | None
+    deprecated_min: str | None
+    deprecated_max: str | None
+    is_min_value_exact: bool | None
+    is_max_value_exact: bool | None
+
+
+@dataclass(frozen=True)
+class PageReport:
+    """One page: its ColumnIndex entry (if any) and OffsetIndex location (if any)."""
+
+    null_page: bool | None
+    min: str | None
+    max: str | None
+    null_count: int | None
+    nan_count: int | None
+    offset: int | None
+    compressed_size: int | None
+    first_row: int | None
+
+
+@dataclass(frozen=True)
+class ChunkReport:
+    """One float column chunk."""
+
+    row_group: int
+    num_values: int
+    statistics: StatisticsReport | None
+    column_index: bool
+    offset_index: bool
+    boundary_order: str | None
+    pages: tuple[PageReport, ...]
+
+
+@dataclass(frozen=True)
+class ColumnReport:
+    """One float column over all row groups."""
+
+    name: str
+    physical_type: str
+    column_order: str
+    row_groups: tuple[ChunkReport, ...]
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """What the file says about its float columns."""
+
+    path: str
+    created_by: str | None
+    num_rows: int
+    num_row_groups: int
+    columns: tuple[ColumnReport, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python objects (bytes as hex, NaNs as signed strings), for JSON."""
+        return asdict(self)
+
+    def __str__(self) -> str:
+        lines = [f"{self.path}: {self.num_rows:,} rows, {self.num_row_groups} row groups, "
+                 f"written by {self.created_by or 'unknown'}"]
+        for c in self.columns:
+            lines.append(f"  {c.name} ({c.physical_type}, column order {c.column_order})")
+            for ch in c.row_groups:
+                st = ch.statistics
+                stats = ("no statistics" if st is None else
+                         f"min={st.min} max={st.max} nulls={st.null_count} "
+                         f"nan_count={'absent' if st.nan_count is None else st.nan_count}")
+                index = (f"column index ({len(ch.pages)} pages, {ch.boundary_order})"
+                         if ch.column_index else "no column index")
+                lines.append(f"    row group {ch.row_group}: {stats}; {index}")
+        return "\n".join(lines)
+
+
+def _statistics(ft: FloatType, st: Any) -> StatisticsReport | None:
+    if st is None:
+        return None
+    lo, lo_bits = _value(ft, st.min_value)
+    hi, hi_bits = _value(ft, st.max_value)
+    return StatisticsReport(lo, hi, lo_bits, hi_bits, st.null_count, st.nan_count,
+                            _value(ft, st.min)[0], _value(ft, st.max)[0],
+                            st.is_min_value_exact, st.is_max_value_exact)
+
+
+def _pages(ft: FloatType, ci: Any, oi: Any) -> tuple[PageReport, ...]:
+    n = len(ci.null_pages) if ci is not None else len(oi.page_locations) if oi else 0
+    out = []
+    for i in range(n):
+        loc = oi.page_locations[i] if oi is not None else None
+        if ci is not None:
+            null_page = ci.null_pages[i]
+            lo = None if null_page else _value(ft, ci.min_values[i])[0]
+            hi = None if null_page else _value(ft, ci.max_values[i])[0]
+            nulls = ci.null_counts[i] if ci.null_counts is not None else None
+            nans = ci.nan_counts[i] if ci.nan_counts is not None else None
+        else:
+            null_page, lo, hi, nulls, nans = None, None, None, None, None
+        out.append(PageReport(null_page, lo, hi, nulls, nans,
+                              None if loc is None else loc.offset,
+                              None if loc is None else loc.compressed_page_size,
+                              None if loc is None else loc.first_row_index))
+    return tuple(out)
+
+
+def inspect(path: str | os.PathLike[str]) -> FileReport:
+    """Read the float statistics of a Parquet file: footer and page index only."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        footer: Footer = read_footer(f)
+        region = PageIndexRegion(f, footer)
+        columns = []
+        for leaf in footer.float_columns:
+            ft = leaf.float_type
+            assert ft is not None
+            chunks = []
+            for g in range(footer.num_row_groups):
+                md = footer.chunk(g, leaf.index).meta_data
+                ci, oi = region.read_page_index(footer, g, leaf.index)
+                chunks.append(ChunkReport(
+                    g, md.num_values or 0, _statistics(ft, md.statistics), ci is not None,
+                    oi is not None, None if ci is None else _BOUNDARY.get(ci.boundary_order),
+                    _pages(ft, ci, oi)))
+            columns.append(ColumnReport(leaf.name, ft.physical_type,
+                                        footer.column_order(leaf.index), tuple(chunks)))
+    meta = footer.metadata
+    created = None if meta.created_by is None else meta.created_by.decode("utf-8", "replace")
+    return FileReport(path, created, meta.num_rows or 0, footer.num_row_groups, tuple(columns))
