@@ -139,9 +139,11 @@ def _statistics(ft: FloatType, st: Any) -> StatisticsReport | None:
         return None
     lo, lo_bits = _value(ft, st.min_value)
     hi, hi_bits = _value(ft, st.max_value)
+    # Writers often repeat the bounds in the deprecated fields: format once.
+    old_lo = lo if st.min == st.min_value else _value(ft, st.min)[0]
+    old_hi = hi if st.max == st.max_value else _value(ft, st.max)[0]
     return StatisticsReport(lo, hi, lo_bits, hi_bits, st.null_count, st.nan_count,
-                            _value(ft, st.min)[0], _value(ft, st.max)[0],
-                            st.is_min_value_exact, st.is_max_value_exact)
+                            old_lo, old_hi, st.is_min_value_exact, st.is_max_value_exact)
 
 
 def _pages(ft: FloatType, ci: Any, oi: Any) -> tuple[PageReport, ...]:

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from nanstats.errors import ParquetFormatError
 from nanstats.parquet.footer import Footer
-from nanstats.parquet.thrift_codec import decode, pq
+from nanstats.parquet.thrift_codec import RegionDecoder, decode, pq
 
 
 def read_page_index(f: IO[bytes] | None, footer: Footer, row_group: int, leaf: int, *,
@@ -57,7 +57,8 @@ class PageIndexRegion:
                   if o is not None and 4 <= o < footer.metadata_offset]
         self.start = min(starts, default=footer.metadata_offset)
         f.seek(self.start)
-        self.data = memoryview(f.read(footer.metadata_offset - self.start))
+        self.decoder = RegionDecoder(f.read(footer.metadata_offset - self.start),
+                                     base=self.start, path=footer.path)
 
     def read_page_index(self, footer: Footer, row_group: int, leaf: int) -> tuple[Any, Any]:
         """As :func:`read_page_index`, from the region in memory."""
@@ -74,12 +75,10 @@ def _read(f: IO[bytes] | None, footer: Footer, offset: int | None, length: int |
             f"{what}: offset {offset} and length {length} lie outside the region before the "
             f"footer (bytes 4..{footer.metadata_offset})", path=footer.path, offset=offset)
     if region is not None and offset >= region.start:
-        raw: bytes | memoryview = region.data[offset - region.start:offset - region.start + length]
-    else:
-        assert f is not None
-        f.seek(offset)
-        raw = f.read(length)
-    obj, _ = decode(cls, raw, path=footer.path, offset=offset, what=what)
+        return region.decoder.decode_at(cls, offset - region.start, length, what=what)
+    assert f is not None
+    f.seek(offset)
+    obj, _ = decode(cls, f.read(length), path=footer.path, offset=offset, what=what)
     return obj
 
 

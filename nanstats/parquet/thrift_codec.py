@@ -110,6 +110,49 @@ def decode(
     return obj, used
 
 
+class RegionDecoder:
+    """Decode many structs from one buffer without per-struct set-up.
+
+    ``decode_at(cls, offset, length)`` decodes the struct that starts at
+    ``offset`` (relative to the buffer) and must end within ``length`` bytes.
+    ``base`` is the buffer's offset in the file, for error messages.
+    """
+
+    def __init__(self, data: bytes | memoryview, *, base: int = 0, path: object = None) -> None:
+        self.data = bytes(data)
+        self.base = base
+        self.path = path
+        self._buf = _FastBuffer(self.data) if _fastbinary is not None else None
+        limit = max(len(self.data), 1)
+        self._prot = (_FastProtocol(self._buf, string_length_limit=limit,
+                                    container_length_limit=limit)
+                      if self._buf is not None else None)
+
+    def decode_at(self, cls: type[T], offset: int, length: int, *, what: str | None = None
+                  ) -> T:
+        """The struct at ``offset``; ParquetFormatError if it does not fit in ``length``."""
+        where = self.base + offset
+        if self._prot is None:  # pragma: no cover - without the C codec
+            obj, used = decode(cls, self.data[offset:offset + length], path=self.path,
+                               offset=where, what=what)
+            return obj
+        name = what or cls.__name__
+        try:
+            self._buf._buffer.seek(offset)
+            obj = _fastbinary.decode_compact(None, self._prot, [cls, _spec(cls)])
+            used = self._buf._buffer.tell() - offset
+        except RecursionError:
+            raise ParquetFormatError(f"{name}: nesting too deep", path=self.path,
+                                     offset=where) from None
+        except Exception as exc:  # noqa: BLE001 - any codec failure means a corrupt structure
+            raise ParquetFormatError(f"cannot decode {name} ({type(exc).__name__}: {exc})",
+                                     path=self.path, offset=where) from None
+        if used > length:
+            raise ParquetFormatError(f"{name} takes {used} bytes, more than its {length}",
+                                     path=self.path, offset=where)
+        return obj  # type: ignore[no-any-return]
+
+
 def _decode_pure(cls: type[T], data: bytes) -> tuple[T, int]:
     import io
 

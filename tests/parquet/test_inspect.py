@@ -60,3 +60,21 @@ def test_data_pages_are_never_read(tmp_path) -> None:
     broken.write_bytes(bytes(raw))
     got = inspect(broken)
     assert got.to_dict() | {"path": ""} == expected.to_dict() | {"path": ""}
+
+
+def test_a_page_index_longer_than_its_stated_length_is_refused(tmp_path) -> None:
+    import pytest
+
+    from nanstats.errors import ParquetFormatError
+    from nanstats.parquet.thrift_codec import encode
+
+    src = _file(tmp_path)
+    footer = read_footer(src)
+    meta = footer.metadata
+    meta.row_groups[0].columns[0].column_index_length = 3  # the real one is longer
+    raw = bytearray(src.read_bytes()[:footer.metadata_offset])
+    body = encode(meta)
+    lying = tmp_path / "lying.parquet"
+    lying.write_bytes(bytes(raw) + body + len(body).to_bytes(4, "little") + b"PAR1")
+    with pytest.raises(ParquetFormatError, match="lying.parquet.*ColumnIndex"):
+        inspect(lying)
