@@ -1,0 +1,144 @@
+"""The ``nanstats`` command line (also ``python -m nanstats``).
+
+    nanstats inspect FILE [--json]
+    nanstats upgrade SRC DST [--order ieee754|type_order]     (files or folders)
+    nanstats demo [--input DIR] [--output DIR] [--master URL] [--rows N]
+
+Exit status: 0 on success, 1 when some files failed, 2 on unusable input
+(missing file, corrupt Parquet, bad arguments).  Errors are one line on
+stderr, never a traceback.
+
+>>> main(["inspect", "/no/such/file.parquet"])
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from nanstats.errors import NanstatsError
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from nanstats.parquet.inspect import inspect
+
+    report = inspect(args.file)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=1))
+    else:
+        print(report)
+    return 0
+
+
+def _pairs(src: str, dst: str) -> list[tuple[str, str]]:
+    if os.path.isdir(src):
+        from nanstats.spark.index import list_parquet_files
+
+        return [(f, os.path.join(dst, os.path.relpath(f, src))) for f in list_parquet_files(src)]
+    if not os.path.exists(src):
+        raise FileNotFoundError(f"no such file or folder: {src}")
+    return [(src, dst)]
+
+
+def _upgrade(args: argparse.Namespace) -> int:
+    from nanstats.parquet.upgrade import upgrade
+
+    pairs = _pairs(args.src, args.dst)
+    failed: list[tuple[str, str]] = []
+    reports: list[dict[str, Any]] = []
+    progress: Any = None
+    if not args.json and len(pairs) > 1:
+        try:
+            from rich.progress import Progress
+
+            progress = Progress(transient=False)
+        except ImportError:  # pragma: no cover - rich is a dependency
+            progress = None
+    total = sum(os.path.getsize(s) for s, _ in pairs)
+    task = progress.add_task("upgrading", total=total) if progress else None
+    if progress:
+        progress.start()
+    try:
+        for src, dst in pairs:
+            try:
+                os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+                report = upgrade(src, dst, args.order)
+                reports.append(report.to_dict())
+                if not args.json and progress is None:
+                    print(f"{src} -> {dst}: upgraded {', '.join(report.upgraded) or 'nothing'}"
+                          + (f"; skipped {', '.join(report.skipped)}" if report.skipped else ""))
+            except (NanstatsError, OSError) as exc:
+                failed.append((src, str(exc)))
+            if progress:
+                progress.update(task, advance=os.path.getsize(src))
+    finally:
+        if progress:
+            progress.stop()
+    if args.json:
+        print(json.dumps({"upgraded": reports,
+                          "failed": [{"src": s, "error": e} for s, e in failed]}, indent=1))
+    for src, error in failed:
+        print(f"nanstats upgrade: {src}: {error}", file=sys.stderr)
+    if failed and len(pairs) == 1:
+        return 2
+    return 1 if failed else 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from nanstats.spark.demo import main as demo_main
+
+    argv = ["--master", args.master, "--rows", str(args.rows)]
+    if args.input:
+        argv += ["--input", args.input]
+    if args.output:
+        argv += ["--output", args.output]
+    return demo_main(argv)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of the command line."""
+    p = argparse.ArgumentParser(prog="nanstats", description="Float statistics for Parquet.")
+    sub = p.add_subparsers(dest="command", required=True)
+    i = sub.add_parser("inspect", help="what a file says about its float columns")
+    i.add_argument("file")
+    i.add_argument("--json", action="store_true", help="machine-readable output")
+    i.set_defaults(run=_inspect)
+    u = sub.add_parser("upgrade", help="rewrite files with correct float statistics")
+    u.add_argument("src", help="a Parquet file or a folder of them")
+    u.add_argument("dst", help="the new file, or the folder that mirrors src")
+    u.add_argument("--order", choices=["ieee754", "type_order"], default="ieee754")
+    u.add_argument("--json", action="store_true", help="machine-readable output")
+    u.set_defaults(run=_upgrade)
+    d = sub.add_parser("demo", help="the main job on local Spark (make demo)")
+    d.add_argument("--input")
+    d.add_argument("--output")
+    d.add_argument("--master", default="local[2]")
+    d.add_argument("--rows", type=int, default=2_000_000)
+    d.set_defaults(run=_demo)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:  # argparse already printed the problem
+        return 2 if exc.code else 0
+    try:
+        return int(args.run(args))
+    except (NanstatsError, OSError, ValueError) as exc:
+        print(f"nanstats {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("nanstats: interrupted", file=sys.stderr)
+        return 130
+
+
+def main_exit() -> None:
+    """Entry point of the ``nanstats`` console script."""
+    sys.exit(main())
