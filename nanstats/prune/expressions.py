@@ -211,7 +211,11 @@ class Compare(Expr):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Arith(Expr):
-    """``left op right`` in double precision: monotonic when one side is a constant."""
+    """``left op right`` in double precision: monotonic when one side is a constant.
+
+    A NaN result is the canonical +NaN (IEEE 754 leaves its sign and payload
+    open; statistics assume either).
+    """
 
     op: ArithOp
     left: Expr

@@ -73,7 +73,8 @@ def _load(table: Any, name: str) -> _Values:
     null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     if pa.types.is_floating(t):
         filled = arr.fill_null(pa.scalar(0, t)) if arr.null_count else arr
-        data = np.asarray(filled.to_numpy(zero_copy_only=False)).astype(np.float64)
+        with np.errstate(invalid="ignore"):  # signalling NaNs become quiet, signs kept
+            data = np.asarray(filled.to_numpy(zero_copy_only=False)).astype(np.float64)
         return _Values("float", data, null)
     if pa.types.is_integer(t):
         filled = arr.fill_null(0) if arr.null_count else arr
@@ -114,6 +115,9 @@ def _value(e: Expr, table: Any, n: int) -> _Values:
         with np.errstate(all="ignore"):
             data = {"+": np.add, "-": np.subtract, "*": np.multiply,
                     "/": np.divide}[e.op](x, y)
+        # IEEE 754 leaves the sign and payload of an arithmetic NaN open (and
+        # SIMD and scalar code differ): make it the canonical +NaN.
+        data[np.isnan(data)] = np.nan
         return _Values("float", data, a.null | b.null)
     raise TypeError(f"{e!r} is a predicate, not a value")
 
