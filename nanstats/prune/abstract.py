@@ -19,6 +19,8 @@ only costs a read, never a lost row.
 [False, True]
 >>> sorted(truth(~is_nan(col("x")) & (col("x") * 2 >= 10), {"x": x}, "nan_greatest"), key=repr)
 [False, True]
+>>> sorted(truth(col("x") != col("x"), {"x": ColumnAbstract.of_range(1.0, 5.0)}, "ieee"))
+[False]
 """
 
 from __future__ import annotations
@@ -302,7 +304,13 @@ def truth(e: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> T
     """
     if isinstance(e, Compare):
         a, b = value(e.left, env), value(e.right, env)
-        rels = relations(a, b, semantics)
+        if e.left.same_as(e.right):
+            # One row, one value: a number equals itself, a NaN is unordered
+            # with itself under IEEE 754 and equal to itself elsewhere.
+            rels = ({"eq"} if a.may_value else set()) | \
+                ({"un" if semantics == "ieee" else "eq"} if a.may_nan else set())
+        else:
+            rels = relations(a, b, semantics)
         out: set[Truth] = {r in TRUE_UNDER[e.op] for r in rels}
         nonnull_a = a.may_value or a.may_nan
         nonnull_b = b.may_value or b.may_nan

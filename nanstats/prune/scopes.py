@@ -433,6 +433,10 @@ class StatsSource:
     def num_row_groups(self) -> int:
         return len(self.rows)
 
+    def has_column(self, row_group: int, name: str) -> bool:
+        """Whether the statistics cover a column in a row group."""
+        return name in self.row_groups[row_group]
+
     def num_rows(self, row_group: int) -> int:
         return int(self.rows[row_group])
 
@@ -458,3 +462,39 @@ class StatsSource:
         keys = [_stats_keys(s) for s in stats]
         return PageStats(list(starts), [from_column_stats(s) for s in stats], keys,
                          boundary_order_of(keys))
+
+
+@dataclass(frozen=True)
+class LayeredSource:
+    """Columns from the first source that has them; unknown columns mean anything.
+
+    Row counts come from the first source.  Use it to let exact statistics
+    stand in for a file's own for some columns.
+    """
+
+    sources: Sequence[Any]  # ScopeSource, each with a `columns` set or a `has_column` method
+
+    def _for(self, row_group: int, name: str) -> Any:
+        for s in self.sources:
+            if s.has_column(row_group, name):
+                return s
+        return None
+
+    @property
+    def num_row_groups(self) -> int:
+        return int(self.sources[0].num_row_groups)
+
+    def num_rows(self, row_group: int) -> int:
+        return int(self.sources[0].num_rows(row_group))
+
+    def chunk_env(self, row_group: int, names: Sequence[str]) -> dict[str, ColumnAbstract]:
+        out = {}
+        for n in names:
+            s = self._for(row_group, n)
+            out[n] = ColumnAbstract.anything() if s is None else \
+                s.chunk_env(row_group, [n])[n]
+        return out
+
+    def page_stats(self, row_group: int, name: str) -> PageStats | None:
+        s = self._for(row_group, name)
+        return None if s is None else s.page_stats(row_group, name)

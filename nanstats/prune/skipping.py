@@ -93,6 +93,10 @@ class FileSource:
     def num_row_groups(self) -> int:
         return self.footer.num_row_groups
 
+    def has_column(self, row_group: int, name: str) -> bool:
+        """Whether the file has a leaf of that name."""
+        return name in self.by_name
+
     def num_rows(self, row_group: int) -> int:
         return int(self.footer.metadata.row_groups[row_group].num_rows or 0)
 
