@@ -61,7 +61,13 @@ def _bits_array(ft: FloatType, value_type: pa.DataType, bits: list[int | None]) 
 
 
 def stats_struct_array(stats: list[ColumnStats], value_type: pa.DataType) -> pa.StructArray:
-    """ColumnStats as a struct array (min/max bit-exact in ``value_type``)."""
+    """ColumnStats as a struct array (min/max bit-exact in ``value_type``).
+
+    >>> import nanstats
+    >>> stats = [nanstats.summary(pa.array([1.0, None])), nanstats.summary(pa.array([-0.0]))]
+    >>> [(s["null_count"], s["min"]) for s in stats_struct_array(stats, pa.float64()).to_pylist()]
+    [(1, 1.0), (0, -0.0)]
+    """
     counts = [pa.array([getattr(s, n) for s in stats], pa.int64()) for n in _COUNT_FIELDS]
     ft = stats[0].float_type if stats else None
     if ft is None:
@@ -114,7 +120,17 @@ def _make_udf(value_type: pa.DataType) -> Any:
 
 
 def register_compute_functions() -> None:
-    """Register the aggregates with Arrow compute (idempotent)."""
+    """Register the aggregates with Arrow compute (idempotent).
+
+    ``import nanstats`` calls it when pyarrow is installed.  One function per
+    float type (``FUNCTION_NAMES``): ``nanstats_summary`` for double,
+    ``nanstats_summary_float`` and ``nanstats_summary_halffloat``.
+
+    >>> register_compute_functions()
+    >>> f32 = pa.array([2.0, float("nan")], pa.float32())
+    >>> pc.call_function("nanstats_summary_float", [f32])["nan_count"]
+    <pyarrow.Int64Scalar: 1>
+    """
     registry = set(pc.list_functions())
     for arrow_name, function_name in FUNCTION_NAMES.items():
         if function_name in registry:

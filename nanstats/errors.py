@@ -2,11 +2,28 @@
 
 
 class NanstatsError(Exception):
-    """Base class of the errors nanstats raises about data and files."""
+    """Base class of the errors nanstats raises about data and files.
+
+    >>> import numpy as np, nanstats
+    >>> try:
+    ...     nanstats.summary(np.arange(3))
+    ... except nanstats.NanstatsError as exc:
+    ...     print(type(exc).__name__)
+    UnsupportedDtypeError
+    """
 
 
 class UnsupportedDtypeError(NanstatsError, TypeError):
-    """The values are not float16, float32 or float64."""
+    """The values are not float16, float32 or float64.
+
+    Also a :class:`TypeError`, so code that catches that keeps working.
+
+    >>> import numpy as np, nanstats
+    >>> nanstats.summary(np.array([1, 2], dtype=np.int32))
+    Traceback (most recent call last):
+    ...
+    nanstats.errors.UnsupportedDtypeError: ...
+    """
 
 
 class ParquetFormatError(NanstatsError, ValueError):
@@ -28,4 +45,11 @@ class ParquetFormatError(NanstatsError, ValueError):
 
 
 class UnsupportedParquetError(NanstatsError, ValueError):
-    """A valid Parquet file that nanstats cannot process (e.g. encrypted)."""
+    """A valid Parquet file that nanstats cannot process (e.g. encrypted).
+
+    Also a :class:`ValueError`; catch :class:`NanstatsError` for both kinds
+    of Parquet trouble.
+
+    >>> issubclass(UnsupportedParquetError, NanstatsError)
+    True
+    """

@@ -138,7 +138,15 @@ class SeriesAccessor:
 
 @pd.api.extensions.register_dataframe_accessor("nanstats")
 class DataFrameAccessor:
-    """``DataFrame.nanstats``: statistics of every float column."""
+    """``DataFrame.nanstats``: statistics of every float column.
+
+    >>> import numpy as np, pandas as pd
+    >>> df = pd.DataFrame({"t": [1.0, np.nan], "h": np.array([-0.0, 2.0], np.float16)})
+    >>> df.nanstats.summary()[["nan_count", "min", "max"]]
+       nan_count  min  max
+    t          1  1.0  1.0
+    h          0 -0.0  2.0
+    """
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self._frame = frame

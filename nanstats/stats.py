@@ -219,6 +219,15 @@ class EncodedStatistics:
     ``min_value``/``max_value`` (fields 6/5) are PLAIN little-endian bytes or
     None when the rules say not to write them; ``null_count`` (3) and
     ``nan_count`` (9) are always written.
+
+    Examples
+    --------
+    >>> import numpy as np, nanstats
+    >>> enc = nanstats.summary(np.array([2.0, np.nan, -1.0])).statistics("ieee754")
+    >>> enc.min_value.hex(), enc.max_value.hex(), enc.nan_count
+    ('000000000000f0bf', '0000000000000040', 1)
+    >>> nanstats.summary(np.array([2.0, np.nan])).statistics("type_order").max_value is None
+    True
     """
 
     order: ColumnOrderName
@@ -291,7 +300,19 @@ def page_table(
     page_rows: int | None = None,
     page_starts: npt.ArrayLike | None = None,
 ) -> StatsTable:
-    """Columnar page statistics (a StatsTable) of a 1-D float array."""
+    """Columnar page statistics (a StatsTable) of a 1-D float array.
+
+    The same pages as :func:`page_stats`, kept as arrays (one entry per page)
+    rather than one :class:`ColumnStats` object per page: the form to use for
+    many pages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = page_table(np.array([3.0, np.nan, np.nan, 1.0, 2.0]), page_rows=2)
+    >>> len(table), table.nan_count.tolist(), table.value_count.tolist()
+    (3, [1, 1, 0], [1, 1, 1])
+    """
     if isinstance(values, np.ndarray) and values.ndim != 1:
         raise ValueError(f"page statistics need a 1-D array, got shape {values.shape}")
     chunks = as_inputs(values, mask)
