@@ -100,7 +100,20 @@ def _index_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch
 
 
 def index_files(spark: Any, path_or_paths: str | os.PathLike[str] | Sequence[str]) -> Any:
-    """The statistics table of every Parquet file under the given folders."""
+    """The statistics table of every Parquet file under the given folders.
+
+    One row per page of every float column (``path``, ``row_group``,
+    ``page``, ``column``, ``first_row``, the counts, ``min``/``max`` and their
+    exact bits), recomputed from the data on the executors, one file per task.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> from nanstats.spark.session import local_session
+    >>> lake = tempfile.mkdtemp()
+    >>> papq.write_table(pa.table({"x": [1.0, float("nan"), -0.0]}), os.path.join(lake, "a.parquet"))
+    >>> index = index_files(local_session(), lake)
+    >>> [(r.column, r.page, r.nan_count, r.min, r.max) for r in index.collect()]
+    [('x', 0, 1, -0.0, 1.0)]
+    """
     paths = list_parquet_files(path_or_paths)
     if not paths:
         raise FileNotFoundError(f"no .parquet file under {path_or_paths}")
@@ -116,10 +129,30 @@ def _spark_type(t: pa.DataType) -> str:
 
 
 def save_index(index: Any, path: str) -> None:
-    """Store an index as Parquet (overwriting what was there)."""
+    """Store an index as Parquet (overwriting what was there).
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> from nanstats.spark.session import local_session
+    >>> spark, lake = local_session(), tempfile.mkdtemp()
+    >>> papq.write_table(pa.table({"x": [2.5, None]}), os.path.join(lake, "a.parquet"))
+    >>> stored = os.path.join(tempfile.mkdtemp(), "index")
+    >>> save_index(index_files(spark, lake), stored)
+    >>> load_index(spark, stored).select("null_count", "max").collect()
+    [Row(null_count=1, max=2.5)]
+    """
     index.write.mode("overwrite").parquet(path)
 
 
 def load_index(spark: Any, path: str) -> Any:
-    """Read an index stored by :func:`save_index`."""
+    """Read an index stored by :func:`save_index`.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> from nanstats.spark.session import local_session
+    >>> spark, lake = local_session(), tempfile.mkdtemp()
+    >>> papq.write_table(pa.table({"x": [-1.0, 4.0]}), os.path.join(lake, "a.parquet"))
+    >>> stored = os.path.join(tempfile.mkdtemp(), "index")
+    >>> save_index(index_files(spark, lake), stored)
+    >>> load_index(spark, stored).select("column", "min", "max").first()
+    Row(column='x', min=-1.0, max=4.0)
+    """
     return spark.read.parquet(path)

@@ -60,7 +60,16 @@ def _field_aggregate(name: str) -> Any:
 
 
 def summary_columns(column: str, fields: Sequence[str] | None = None) -> list[Any]:
-    """Aggregate expressions (``<column>_<field>``) for ``groupBy().agg``."""
+    """Aggregate expressions (``<column>_<field>``) for ``groupBy().agg``.
+
+    >>> import pyarrow as pa
+    >>> from nanstats.spark.session import local_session
+    >>> t = pa.table({"k": ["a", "a", "b"], "x": [1.0, float("nan"), None]})
+    >>> df = local_session().createDataFrame(t)
+    >>> out = df.groupBy("k").agg(*summary_columns("x", ["nan_count", "null_count"]))
+    >>> out.orderBy("k").collect()
+    [Row(k='a', x_nan_count=1, x_null_count=0), Row(k='b', x_nan_count=0, x_null_count=1)]
+    """
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf
 
@@ -96,7 +105,16 @@ def _typed_frame(rows: list[dict[str, Any]], by: list[str]) -> pd.DataFrame:
 
 def summary_in_pandas(df: Any, columns: Sequence[str] | None = None,
                       by: str | Sequence[str] | None = None) -> Any:
-    """The table of :func:`nanstats.spark.summary`, computed with applyInPandas."""
+    """The table of :func:`nanstats.spark.summary`, computed with applyInPandas.
+
+    >>> import pyarrow as pa
+    >>> from nanstats.spark.session import local_session
+    >>> t = pa.table({"k": ["a", "a", "b"], "x": [1.0, float("nan"), -0.0]})
+    >>> df = local_session().createDataFrame(t)
+    >>> rows = summary_in_pandas(df, by="k").orderBy("k").collect()
+    >>> [(r.k, r.nan_count, r.min, r.max) for r in rows]
+    [('a', 1, 1.0, 1.0), ('b', 0, -0.0, -0.0)]
+    """
     from pyspark.sql import functions as F
 
     from nanstats.spark.summary import _float_columns

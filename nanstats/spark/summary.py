@@ -220,6 +220,16 @@ def summary(df: Any, columns: Sequence[str] | None = None,
     ``pos_nan_count``, ``neg_nan_count``, ``min``, ``max`` (doubles, NaN
     extremes when every non-null value is NaN) and ``min_bits``/``max_bits``
     (the exact bit patterns as signed longs).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from nanstats.spark.session import local_session
+    >>> t = pa.table({"k": ["a", "a", "b"], "x": [1.0, float("nan"), -0.0]})
+    >>> df = local_session().createDataFrame(t)
+    >>> rows = summary(df, by="k").orderBy("k").collect()
+    >>> [(r.k, r.column, r.nan_count, r.min, r.max) for r in rows]
+    [('a', 'x', 1, 1.0, 1.0), ('b', 'x', 0, -0.0, -0.0)]
     """
     from pyspark.sql import functions as F
 

@@ -62,7 +62,20 @@ def _upgrade_batches(batches: Iterator[pa.RecordBatch], order: str) -> Iterator[
 
 
 def upgrade_files(spark: Any, src_dir: str, dst_dir: str, order: str = "ieee754") -> Any:
-    """Upgrade every Parquet file under ``src_dir`` into ``dst_dir``; one row per file."""
+    """Upgrade every Parquet file under ``src_dir`` into ``dst_dir``; one row per file.
+
+    Each task runs :func:`nanstats.parquet.upgrade.upgrade` on one file, so
+    the executors must see both folders (a shared file system).  A file that
+    fails gets its message in ``error``; the others are still written.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> from nanstats.spark.session import local_session
+    >>> src, dst = tempfile.mkdtemp(), tempfile.mkdtemp()
+    >>> papq.write_table(pa.table({"x": [1.0, float("nan")]}), os.path.join(src, "a.parquet"))
+    >>> rows = upgrade_files(local_session(), src, dst).collect()
+    >>> [(os.path.basename(r.dst), r.columns_upgraded, r.nan_count, r.error) for r in rows]
+    [('a.parquet', 1, 1, None)]
+    """
     if os.path.abspath(src_dir) == os.path.abspath(dst_dir):
         raise ValueError("upgrade_files writes new files: src_dir and dst_dir must differ")
     sources = list_parquet_files(src_dir)
