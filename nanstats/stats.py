@@ -302,8 +302,8 @@ def page_table(
 ) -> StatsTable:
     """Columnar page statistics (a StatsTable) of a 1-D float array.
 
-    The same pages as :func:`page_stats`, kept as arrays (one entry per page)
-    rather than one :class:`ColumnStats` object per page: the form to use for
+    The same pages as :func:`~nanstats.page_stats`, kept as arrays (one entry per page)
+    rather than one :class:`~nanstats.ColumnStats` object per page: the form to use for
     many pages.
 
     Examples
