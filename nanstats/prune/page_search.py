@@ -270,7 +270,9 @@ def search_pages(
     if null.size == 0:  # np.asarray([]) is float64
         null = null.astype(np.bool_)
     if null.ndim != 1 or null.dtype != np.bool_:
-        raise TypeError(f"null_pages must be a list of booleans, not {null.dtype} of shape {null.shape}")
+        raise TypeError(
+            f"null_pages must be a list of booleans, not {null.dtype} of shape {null.shape}"
+        )
     # The non-null pages, in ascending order of their bounds: reversed, a
     # descending index is an ascending one.  Bounds are read in place, through
     # these positions, never copied: a binary search reads few of them.
@@ -365,7 +367,9 @@ def _check_order(bounds: _Bounds, order: BoundaryOrder, *, strict: bool) -> None
         return
     for p in range(len(bounds)):
         if bounds.min(p) > bounds.max(p):
-            raise ValueError(f"page {bounds.page(p)}: min {bounds.min(p)!r} > max {bounds.max(p)!r}")
+            raise ValueError(
+                f"page {bounds.page(p)}: min {bounds.min(p)!r} > max {bounds.max(p)!r}"
+            )
     for p in range(1, len(bounds)):
         for name, get in (("min", bounds.min), ("max", bounds.max)):
             if get(p - 1) > get(p):
