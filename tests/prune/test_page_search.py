@@ -32,8 +32,9 @@ def query_is_empty(q: ValueInterval) -> bool:
     return q.lo > q.hi or (q.lo == q.hi and not (q.lo_inclusive and q.hi_inclusive))
 
 
-def bounds_oracle(mins: Sequence[Any], maxs: Sequence[Any], nulls: Sequence[bool],
-                  q: ValueInterval) -> tuple[int, ...]:
+def bounds_oracle(
+    mins: Sequence[Any], maxs: Sequence[Any], nulls: Sequence[bool], q: ValueInterval
+) -> tuple[int, ...]:
     """Pages whose [min, max] meets the (non-empty) query: neither wholly below nor above."""
     if query_is_empty(q):
         return ()
@@ -54,6 +55,9 @@ def value_oracle(contents: Sequence[Sequence[Any]], q: ValueInterval) -> set[int
 
 
 # ------------------------------------------------------------- the page sets
+
+SMALL_INTS = st.integers(-5, 25)  # few distinct values: duplicates and shared bounds
+QUERY_INTS = st.integers(-8, 28)  # a little beyond the data on both sides
 
 
 @dataclass
@@ -76,8 +80,11 @@ class Chunk:
 
 
 def exact(contents: list[list[Any]]) -> Chunk:
-    return Chunk(contents, [min(c) if c else None for c in contents],
-                 [max(c) if c else None for c in contents])
+    return Chunk(
+        contents,
+        [min(c) if c else None for c in contents],
+        [max(c) if c else None for c in contents],
+    )
 
 
 def with_nulls(draw: st.DrawFn, contents: list[list[Any]]) -> list[list[Any]]:
@@ -88,8 +95,9 @@ def with_nulls(draw: st.DrawFn, contents: list[list[Any]]) -> list[list[Any]]:
 
 
 @st.composite
-def sorted_contents(draw: st.DrawFn, values: st.SearchStrategy[Any] = st.integers(-5, 25),
-                    max_size: int = 80) -> list[list[Any]]:
+def sorted_contents(
+    draw: st.DrawFn, values: st.SearchStrategy[Any] = SMALL_INTS, max_size: int = 80
+) -> list[list[Any]]:
     """Sorted values (duplicates likely) cut into pages, null pages interleaved."""
     data = sorted(draw(st.lists(values, max_size=max_size)))
     cuts = sorted(draw(st.sets(st.integers(1, max(1, len(data) - 1)), max_size=30)))
@@ -102,7 +110,7 @@ def sorted_contents(draw: st.DrawFn, values: st.SearchStrategy[Any] = st.integer
 def widened_chunks(draw: st.DrawFn) -> Chunk:
     """Any page contents (pages overlap freely) with bounds widened until the
     min list and the max list are each sorted: what ASCENDING allows."""
-    contents = draw(st.lists(st.lists(st.integers(-5, 25), min_size=1, max_size=6), max_size=25))
+    contents = draw(st.lists(st.lists(SMALL_INTS, min_size=1, max_size=6), max_size=25))
     lo = [min(c) - draw(st.integers(0, 3)) for c in contents]
     hi = [max(c) + draw(st.integers(0, 3)) for c in contents]
     mins = [min(lo[i:]) for i in range(len(lo))]  # suffix minima: sorted, <= own min
@@ -118,7 +126,7 @@ def widened_chunks(draw: st.DrawFn) -> Chunk:
 
 
 @st.composite
-def queries(draw: st.DrawFn, values: st.SearchStrategy[Any] = st.integers(-8, 28)) -> ValueInterval:
+def queries(draw: st.DrawFn, values: st.SearchStrategy[Any] = QUERY_INTS) -> ValueInterval:
     lo, hi = draw(st.none() | values), draw(st.none() | values)
     if lo is not None and hi is not None and lo > hi and draw(st.integers(0, 4)):
         lo, hi = hi, lo  # mostly non-empty, sometimes empty
@@ -256,7 +264,9 @@ def test_unbounded_and_empty_queries_probe_nothing() -> None:
         for order in ("ASCENDING", "UNORDERED"):
             assert search_pages(mins, maxs, nulls, order, q).to_dict() == {
                 "algorithm": "loose" if order == "ASCENDING" else "linear",
-                "pages": [], "steps": 0, "page_count": 3,
+                "pages": [],
+                "steps": 0,
+                "page_count": 3,
             }
 
 
@@ -273,14 +283,34 @@ def test_steps_grow_with_the_log_of_the_page_count() -> None:
 def test_check_order_names_the_page_at_fault() -> None:
     nulls = [False, True, False, False]
     with pytest.raises(ValueError, match=r"max of page 3 \(5\) is out of order against page 2"):
-        search_pages([1, None, 2, 3], [6, None, 7, 5], nulls, "ASCENDING",
-                     ValueInterval.point(1), check_order=True)
+        search_pages(
+            [1, None, 2, 3],
+            [6, None, 7, 5],
+            nulls,
+            "ASCENDING",
+            ValueInterval.point(1),
+            check_order=True,
+        )
     with pytest.raises(ValueError, match=r"page 2: min 9 > max 7"):
-        search_pages([1, None, 9, 9], [6, None, 7, 9], nulls, "ASCENDING",
-                     ValueInterval.point(1), check_order=True)
-    with pytest.raises(ValueError, match=r"DESCENDING: min of page 0 \(1\) is out of order against page 2"):
-        search_pages([1, None, 2], [6, None, 3], [False, True, False], "DESCENDING",
-                     ValueInterval.point(1), check_order=True)
+        search_pages(
+            [1, None, 9, 9],
+            [6, None, 7, 9],
+            nulls,
+            "ASCENDING",
+            ValueInterval.point(1),
+            check_order=True,
+        )
+    with pytest.raises(
+        ValueError, match=r"DESCENDING: min of page 0 \(1\) is out of order against page 2"
+    ):
+        search_pages(
+            [1, None, 2],
+            [6, None, 3],
+            [False, True, False],
+            "DESCENDING",
+            ValueInterval.point(1),
+            check_order=True,
+        )
 
 
 @pytest.mark.parametrize(
