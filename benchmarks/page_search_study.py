@@ -63,6 +63,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from nanstats.prune.byte_bounds import truncate_max, truncate_min
 from nanstats.prune.page_search import ValueInterval, search_pages
@@ -172,12 +173,12 @@ class Study:
             for n in TRUNCATIONS
         }
 
-    def _weights(self, count: int) -> np.ndarray:
+    def _weights(self, count: int) -> npt.NDArray[np.float64]:
         if self.model.zipf is None:
             w = self.rng.random(count)
         else:
             w = self.rng.permutation(1.0 / np.arange(1, count + 1) ** self.model.zipf)
-        return w / w.sum()
+        return np.asarray(w / w.sum(), dtype=np.float64)
 
     def run_dataset(self) -> Row:
         """Make one dataset, search it six ways, check the results, return its row."""
@@ -189,9 +190,9 @@ class Study:
         f = rng.choice(self.n_family, size=n, p=wf)
         data = np.sort(self.rank[g * self.n_family + f])
         if m.weighted_probe:
-            pg, pf = rng.choice(self.n_given, p=wg), rng.choice(self.n_family, p=wf)
+            pg, pf = int(rng.choice(self.n_given, p=wg)), int(rng.choice(self.n_family, p=wf))
         else:
-            pg, pf = rng.integers(self.n_given), rng.integers(self.n_family)
+            pg, pf = int(rng.integers(self.n_given)), int(rng.integers(self.n_family))
         probe_rank = int(self.rank[pg * self.n_family + pf])
         probe = ValueInterval.point(self.values[probe_rank])
 
