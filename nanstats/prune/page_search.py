@@ -239,7 +239,8 @@ def search_pages(
     ...
     ValueError: page index lists differ in length: 1 min_values, 2 max_values, 1 null_pages
     """
-    order = _BOUNDARY_ORDERS.get(boundary_order) if _hashable(boundary_order) else None
+    known = _hashable(boundary_order) and not isinstance(boundary_order, bool)
+    order = _BOUNDARY_ORDERS.get(boundary_order) if known else None
     if order is None:
         raise ValueError(
             f"unknown boundary_order {boundary_order!r}: expected 'ASCENDING', "

@@ -208,7 +208,7 @@ def test_numpy_int64_keys_and_bool_arrays(contents, q) -> None:
     fill = np.iinfo(np.int64).min  # what a null page's bound might decode to
     mins = np.array([fill if v is None else v for v in chunk.mins], dtype=np.int64)
     maxs = np.array([fill if v is None else v for v in chunk.maxs], dtype=np.int64)
-    r = search_pages(mins, maxs, np.array(chunk.nulls, dtype=bool), 1, q)
+    r = search_pages(mins, maxs, np.array(chunk.nulls, dtype=bool), np.int32(1), q)
     assert r.pages == bounds_oracle(chunk.mins, chunk.maxs, chunk.nulls, q)
     assert r.mask().tolist() == [i in r.pages for i in range(len(contents))]
 
@@ -320,6 +320,7 @@ def test_check_order_names_the_page_at_fault() -> None:
         (([1], [2], [False, False], "ASCENDING"), {}, ValueError, "differ in length"),
         (([1], [2], [False], "SORTED"), {}, ValueError, "unknown boundary_order 'SORTED'"),
         (([1], [2], [False], 3), {}, ValueError, "unknown boundary_order 3"),
+        (([1], [2], [False], True), {}, ValueError, "unknown boundary_order True"),
         (([1], [2], [False], ["ASCENDING"]), {}, ValueError, "unknown boundary_order"),
         (([1], [2], [False], "ASCENDING"), {"algorithm": "fast"}, ValueError, "unknown algorithm"),
         (([1], [2], [False], "UNORDERED"), {"algorithm": "loose"}, ValueError, "needs an ordered"),
