@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test test-pandas2 demo build bench compare docs lint clean
+.PHONY: test test-pandas2 demo build bench compare docs lint clean prune-soundness tightness
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
@@ -36,6 +36,14 @@ test-pandas2: build
 # small core-only demonstration).
 demo: build
 	$(PY) -m nanstats.spark.demo
+
+# A million pruning soundness cases (CI runs 300,000 inside make test).
+prune-soundness: build
+	NANSTATS_PRUNE_CASES=1000000 $(PY) -m pytest -q -p no:cacheprovider tests/prune/test_soundness.py -k volume
+
+# Share of pages each kind of statistics lets a reader skip (12 queries x 4 semantics).
+tightness: build
+	$(PY) benchmarks/prune_tightness.py
 
 compare: build
 	$(PY) benchmarks/compare.py

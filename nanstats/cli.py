@@ -2,6 +2,7 @@
 
     nanstats inspect FILE [--json]
     nanstats upgrade SRC DST [--order ieee754|type_order]     (files or folders)
+    nanstats prune FILE --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
     nanstats demo [--input DIR] [--output DIR] [--master URL] [--rows N]
 
 Exit status: 0 on success, 1 when some files failed, 2 on unusable input
@@ -100,6 +101,28 @@ def _demo(args: argparse.Namespace) -> int:
     return demo_main(argv)
 
 
+def _prune(args: argparse.Namespace) -> int:
+    from nanstats.prune.skipping import explain
+
+    report = explain(args.file, args.where, semantics=args.semantics)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=1, default=str))
+        return 0
+    if args.explain:
+        print(report)
+        return 0
+    sel = report.selection
+    groups = len(report.row_groups)
+    print(f"{report.path}: {report.predicate} under {report.semantics}")
+    print(f"  row groups to read: {len(sel.ranges)} of {groups}"
+          + (f" ({', '.join(map(str, sel.row_groups))})" if 0 < len(sel.ranges) <= 20 else ""))
+    pct = 100.0 * sel.num_rows / sel.total_rows if sel.total_rows else 0.0
+    print(f"  rows to read: {sel.num_rows:,} of {sel.total_rows:,} ({pct:.1f}%)")
+    steps = sum(d.steps for d in report.row_groups)
+    print(f"  page-search steps: {steps}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the command line."""
     p = argparse.ArgumentParser(prog="nanstats", description="Float statistics for Parquet.")
@@ -114,6 +137,15 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument("--order", choices=["ieee754", "type_order"], default="ieee754")
     u.add_argument("--json", action="store_true", help="machine-readable output")
     u.set_defaults(run=_upgrade)
+    r = sub.add_parser("prune", help="which row groups and pages a predicate may skip")
+    r.add_argument("file")
+    r.add_argument("--where", required=True, help='a predicate, e.g. "x > 1.5 and not is_nan(y)"')
+    r.add_argument("--semantics", default="nan_greatest",
+                   choices=["nan_greatest", "ieee", "nan_least", "total_order"],
+                   help="how the reading engine compares NaN (default: Spark's nan_greatest)")
+    r.add_argument("--explain", action="store_true", help="why each scope is kept or skipped")
+    r.add_argument("--json", action="store_true", help="machine-readable output")
+    r.set_defaults(run=_prune)
     d = sub.add_parser("demo", help="the main job on local Spark (make demo)")
     d.add_argument("--input")
     d.add_argument("--output")
@@ -133,6 +165,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except (NanstatsError, OSError, ValueError) as exc:
         print(f"nanstats {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyError as exc:  # an unknown column
+        print(f"nanstats {args.command}: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("nanstats: interrupted", file=sys.stderr)

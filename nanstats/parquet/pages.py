@@ -119,6 +119,8 @@ def chunk_range(footer: Footer, row_group: int, leaf: int) -> tuple[int, int]:
     # empty row group): only offsets past the magic count.
     valid = [o for o in (data_off, dict_off) if o is not None and o >= 4]
     start = min(valid) if valid else data_off
+    if length == 0 and (meta.num_values or 0) == 0:
+        return max(start, 4), 0  # an empty chunk: pyarrow writes no page at all
     if start < 4 or length < 0 or start + length > footer.metadata_offset:
         raise ParquetFormatError(
             f"{where}: pages at bytes {start}..{start + length} lie outside the data region "

@@ -1,0 +1,179 @@
+"""Necessary conditions on one column, for searching a sorted page index.
+
+:func:`necessary` derives from a predicate what any row it accepts must hold
+in one column: a value in an interval of totalOrder keys, or a NaN of an
+allowed sign, or a null.  Pages that can hold none of those cannot hold a
+matching row, so a binary search over a sorted ColumnIndex may pass them
+over without looking at the rest of the predicate.
+
+>>> from nanstats.prune.expressions import col, is_nan
+>>> n = necessary((col("x") > 2.0) & (col("x") <= 5.0), "x", "nan_greatest")
+>>> n.lo == float_key(2.0), n.lo_inclusive, n.hi == float_key(5.0), n.hi_inclusive
+(True, False, True, True)
+>>> n.pos_nan, n.neg_nan, n.null
+(False, False, False)
+>>> necessary(col("x") > 2.0, "x", "nan_greatest").pos_nan
+True
+>>> necessary(col("x") != 2.0, "x", "ieee") is None
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from nanstats.prune.abstract import ColumnAbstract
+from nanstats.prune.expressions import And, Col, Compare, Expr, IsNan, IsNull, Lit, Or
+from nanstats.prune.semantics import SWAPPED, Comparison, NanSemantics, float_key
+
+Key = int | bytes
+
+
+@dataclass(frozen=True)
+class Need:
+    """What a matching row's value in one column must be.
+
+    A number whose key lies in [lo, hi] (each end open, closed or absent;
+    ``values`` false when no number qualifies), or a +NaN when ``pos_nan``,
+    a -NaN when ``neg_nan``, a null when ``null``.
+    """
+
+    values: bool
+    lo: Key | None
+    lo_inclusive: bool
+    hi: Key | None
+    hi_inclusive: bool
+    pos_nan: bool
+    neg_nan: bool
+    null: bool
+
+    def admits_range(self, lo: Key, hi: Key) -> bool:
+        """Whether some key in [lo, hi] lies in the interval."""
+        if not self.values:
+            return False
+        if self.hi is not None and (lo > self.hi or (lo == self.hi and not self.hi_inclusive)):
+            return False
+        return not (self.lo is not None
+                    and (hi < self.lo or (hi == self.lo and not self.lo_inclusive)))
+
+    def admits(self, page: ColumnAbstract, keys: tuple[Key, Key] | None) -> bool:
+        """Whether a page (its abstraction and value-range keys) may hold such a value."""
+        if (self.pos_nan and page.may_pos_nan) or (self.neg_nan and page.may_neg_nan) \
+                or (self.null and page.may_null):
+            return True
+        if not page.may_value:
+            return False
+        return keys is None or self.admits_range(*keys)
+
+
+_NOTHING = Need(False, None, False, None, False, False, False, False)
+
+
+def _intersect(a: Need, b: Need) -> Need:
+    lo, lo_inc = a.lo, a.lo_inclusive
+    if b.lo is not None and (lo is None or b.lo > lo or (b.lo == lo and not b.lo_inclusive)):
+        lo, lo_inc = b.lo, b.lo_inclusive
+    hi, hi_inc = a.hi, a.hi_inclusive
+    if b.hi is not None and (hi is None or b.hi < hi or (b.hi == hi and not b.hi_inclusive)):
+        hi, hi_inc = b.hi, b.hi_inclusive
+    values = a.values and b.values
+    if values and lo is not None and hi is not None and \
+            (lo > hi or (lo == hi and not (lo_inc and hi_inc))):
+        values = False
+    return Need(values, lo, lo_inc, hi, hi_inc, a.pos_nan and b.pos_nan,
+                a.neg_nan and b.neg_nan, a.null and b.null)
+
+
+def _hull(a: Need, b: Need) -> Need:
+    if not a.values:
+        lo, lo_inc, hi, hi_inc = b.lo, b.lo_inclusive, b.hi, b.hi_inclusive
+    elif not b.values:
+        lo, lo_inc, hi, hi_inc = a.lo, a.lo_inclusive, a.hi, a.hi_inclusive
+    else:
+        if a.lo is None or b.lo is None:
+            lo, lo_inc = None, False
+        elif a.lo != b.lo:
+            lo, lo_inc = (a.lo, a.lo_inclusive) if a.lo < b.lo else (b.lo, b.lo_inclusive)
+        else:
+            lo, lo_inc = a.lo, a.lo_inclusive or b.lo_inclusive
+        if a.hi is None or b.hi is None:
+            hi, hi_inc = None, False
+        elif a.hi != b.hi:
+            hi, hi_inc = (a.hi, a.hi_inclusive) if a.hi > b.hi else (b.hi, b.hi_inclusive)
+        else:
+            hi, hi_inc = a.hi, a.hi_inclusive or b.hi_inclusive
+    return Need(a.values or b.values, lo, lo_inc, hi, hi_inc, a.pos_nan or b.pos_nan,
+                a.neg_nan or b.neg_nan, a.null or b.null)
+
+
+def _compare_need(op: Comparison, c: float | int | bytes, kind: str,
+                  semantics: NanSemantics) -> Need | None:
+    """Need for ``column op c`` with a non-NaN constant c."""
+    if op == "!=":
+        return None
+    if kind == "float":
+        c = float(c)  # type: ignore[arg-type]
+        total = semantics == "total_order"
+        if c == 0.0 and not total:
+            low, high = float_key(-0.0), float_key(0.0)  # both zeros equal c
+        else:
+            low = high = float_key(c)  # type: ignore[arg-type]
+        above = {"nan_greatest": (True, True), "total_order": (True, False)}.get(
+            semantics, (False, False))
+        below = {"nan_least": (True, True), "total_order": (False, True)}.get(
+            semantics, (False, False))
+    else:
+        low = high = c  # type: ignore[assignment]
+        above = below = (False, False)
+    if op == "==":
+        return Need(True, low, True, high, True, False, False, False)
+    if op in ("<", "<="):
+        return Need(True, None, False, low if op == "<" else high, op == "<=", *below, False)
+    return Need(True, high if op == ">" else low, op == ">=", None, False, *above, False)
+
+
+def necessary(e: Expr, column: str, semantics: NanSemantics, kind: str = "float") -> Need | None:
+    """What a row the predicate accepts must hold in ``column``, or None (no condition).
+
+    ``kind`` is the column's value kind ('float', 'int' or 'bytes'); keys are
+    float64 totalOrder keys for floats, the values themselves otherwise.
+    """
+    if isinstance(e, Compare):
+        left, right, op = e.left, e.right, e.op
+        if isinstance(right, Col) and not isinstance(left, Col):
+            left, right, op = right, left, SWAPPED[op]
+        if not (isinstance(left, Col) and left.name == column and isinstance(right, Lit)):
+            return None
+        c = right.value
+        if isinstance(c, bool):
+            return None
+        if kind == "float" and isinstance(c, int | float):
+            if isinstance(c, float) and math.isnan(c):
+                return None
+            return _compare_need(op, c, kind, semantics)
+        if kind == "int" and isinstance(c, int):
+            return _compare_need(op, c, kind, semantics)
+        if kind == "bytes" and isinstance(c, str | bytes):
+            return _compare_need(op, c.encode("utf-8") if isinstance(c, str) else c, kind,
+                                 semantics)
+        return None
+    if isinstance(e, IsNan) and isinstance(e.operand, Col) and e.operand.name == column:
+        return Need(False, None, False, None, False, True, True, False)
+    if isinstance(e, IsNull) and isinstance(e.operand, Col) and e.operand.name == column:
+        return Need(False, None, False, None, False, False, False, True)
+    if isinstance(e, And):
+        a = necessary(e.left, column, semantics, kind)
+        b = necessary(e.right, column, semantics, kind)
+        if a is None or b is None:
+            return a if b is None else b
+        return _intersect(a, b)
+    if isinstance(e, Or):
+        a = necessary(e.left, column, semantics, kind)
+        b = necessary(e.right, column, semantics, kind)
+        if a is None or b is None:
+            return None
+        return _hull(a, b)
+    if isinstance(e, Lit) and e.value is False:
+        return _NOTHING
+    return None

@@ -1,0 +1,134 @@
+"""The slow twin of the pruning code: one row at a time, in plain Python.
+
+:func:`evaluate_row` is the obviously-correct meaning of a predicate on one
+row under a NaN semantics; the abstract interpretation (``nanstats.prune``)
+must never skip a scope holding a row for which it returns True, and the
+vectorised row filter must agree with it on every row.
+:func:`random_predicate` draws predicates for those checks.
+
+>>> from nanstats.prune.expressions import col
+>>> evaluate_row((col("x") > 1.0) | col("y").is_nan(), {"x": None, "y": 2.0}, "ieee") is None
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from nanstats.prune.expressions import (
+    And,
+    Arith,
+    Col,
+    Compare,
+    Expr,
+    IsNan,
+    IsNull,
+    Lit,
+    Neg,
+    Not,
+    Or,
+    col,
+)
+from nanstats.prune.semantics import COMPARISONS, NanSemantics, holds, relation
+
+Row = dict[str, Any]
+
+
+def _value(e: Expr, row: Row) -> Any:
+    if isinstance(e, Col):
+        return row[e.name]
+    if isinstance(e, Lit):
+        return e.value
+    if isinstance(e, Neg):
+        v = _value(e.operand, row)
+        return None if v is None else float(-np.float64(v))
+    if isinstance(e, Arith):
+        a, b = _value(e.left, row), _value(e.right, row)
+        if a is None or b is None:
+            return None
+        x, y = np.float64(a), np.float64(b)
+        with np.errstate(all="ignore"):
+            out = float({"+": x + y, "-": x - y, "*": x * y, "/": x / y}[e.op])
+        return math.nan if math.isnan(out) else out  # canonical +NaN, as the row filter
+    raise TypeError(f"not a value: {e!r}")
+
+
+def evaluate_row(e: Expr, row: Row, semantics: NanSemantics) -> bool | None:
+    """True, False or None (null) for one row (a dict of column values, None = null)."""
+    if isinstance(e, Compare):
+        a, b = _value(e.left, row), _value(e.right, row)
+        if a is None or b is None:
+            return None
+        if isinstance(a, float) != isinstance(b, float):
+            a, b = float(a), float(b)  # an integer meets a double as a double
+        return holds(e.op, relation(a, b, semantics))
+    if isinstance(e, IsNan):
+        v = _value(e.operand, row)
+        return isinstance(v, float) and math.isnan(v)
+    if isinstance(e, IsNull):
+        return _value(e.operand, row) is None
+    if isinstance(e, And):
+        a, b = evaluate_row(e.left, row, semantics), evaluate_row(e.right, row, semantics)
+        if a is False or b is False:
+            return False
+        return None if a is None or b is None else True
+    if isinstance(e, Or):
+        a, b = evaluate_row(e.left, row, semantics), evaluate_row(e.right, row, semantics)
+        if a is True or b is True:
+            return True
+        return None if a is None or b is None else False
+    if isinstance(e, Not):
+        v = evaluate_row(e.operand, row, semantics)
+        return None if v is None else not v
+    if isinstance(e, Lit) and isinstance(e.value, bool):
+        return e.value
+    raise TypeError(f"not a predicate: {e!r}")
+
+
+def random_predicate(rng: random.Random, columns: Sequence[str],
+                     literals: Sequence[float | int], depth: int = 3) -> Expr:
+    """A random predicate over float columns with the given literals (NaNs included)."""
+
+    def value(d: int) -> Expr:
+        c: Expr = col(rng.choice(list(columns)))
+        r = rng.random()
+        if d > 0 and r < 0.25:
+            k = rng.choice(list(literals))
+            op = rng.choice("+-*/")
+            return (c + k if op == "+" else c - k if op == "-" else
+                    c * k if op == "*" else c / k) if rng.random() < 0.8 else \
+                (k + c if op == "+" else k - c if op == "-" else k * c if op == "*" else k / c)
+        if d > 0 and r < 0.32:
+            return -c
+        return c
+
+    def pred(d: int) -> Expr:
+        r = rng.random()
+        if d <= 0 or r < 0.45:
+            k = rng.random()
+            if k < 0.1:
+                return IsNan(value(d - 1))
+            if k < 0.15:
+                return IsNull(col(rng.choice(list(columns))))
+            if k < 0.22:
+                lo, hi = sorted(rng.sample(list(literals), 2), key=lambda v: (v != v, v))
+                return value(d - 1).between(lo, hi)
+            if k < 0.27:
+                return value(d - 1).isin(rng.sample(list(literals), rng.randint(0, 3)))
+            op = rng.choice(COMPARISONS)
+            right: Expr = Lit(rng.choice(list(literals))) if rng.random() < 0.85 else \
+                col(rng.choice(list(columns)))
+            left = value(d - 1)
+            return Compare(op, left, right) if rng.random() < 0.8 else Compare(op, right, left)
+        if r < 0.7:
+            return And(pred(d - 1), pred(d - 1))
+        if r < 0.92:
+            return Or(pred(d - 1), pred(d - 1))
+        return Not(pred(d - 1))
+
+    return pred(depth)
