@@ -86,11 +86,10 @@ def compare_queries(spark: Any, lake: str, index: Any, queries: tuple[str, ...] 
                     progress: Any = None) -> list[dict[str, Any]]:
     """Each query three ways; one result row per query and method, with a same-rows check."""
     import nanstats.spark
+    from nanstats.parquet.read import selection_bytes
     from nanstats.prune.parser import parse
     from nanstats.spark.index import list_parquet_files
     from nanstats.spark.sql import to_spark_sql
-
-    from nanstats.parquet.read import selection_bytes
 
     files = list_parquet_files(lake)
     table = index.toArrow() if hasattr(index, "toArrow") else index
