@@ -141,7 +141,6 @@ def measure(row_groups: int, pages: int, page_rows: int, folder: str
 
 
 def render(skipped: dict[tuple[str, str, str], float], fmt: str = "text") -> str:
-    heads = ["query"] + [f"{sem} {src}" for sem in SEMANTICS for src in SOURCES]
     rows = [[q] + [f"{100 * skipped[q, sem, src]:.0f}%" for sem in SEMANTICS for src in SOURCES]
             for q in QUERIES]
     means = ["mean"] + [f"{100 * np.mean([skipped[q, sem, src] for q in QUERIES]):.0f}%"

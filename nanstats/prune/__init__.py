@@ -1,0 +1,1 @@
+"""Pruning: which files, row groups and pages a predicate may skip."""

@@ -37,6 +37,7 @@ import numpy as np
 from nanstats.prune.abstract import ColumnAbstract, truth
 from nanstats.prune.constraints import Key, Need, necessary
 from nanstats.prune.expressions import Expr
+from nanstats.prune.page_search import ValueInterval, search_pages
 from nanstats.prune.reading_rules import from_column_stats
 from nanstats.prune.semantics import NanSemantics, float_key
 from nanstats.stats import ColumnStats
@@ -227,48 +228,9 @@ def _sorted(keys: list[Key], descending: bool) -> bool:
     return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
 
 
-def _binary_candidates(bounds: list[tuple[Key, Key]], need: Need,
-                       descending: bool) -> tuple[set[int], int]:
-    """Positions (in ``bounds``) whose [min, max] may meet the interval, and steps.
-
-    Loose assumption: the mins are sorted and the maxs are sorted, each on
-    its own.  Ascending: pages with min <= hi form a prefix, pages with
-    max >= lo a suffix; two binary searches.
-    """
-    n = len(bounds)
-    if not need.values or n == 0:
-        return set(), 0
-    steps = 0
-    order = list(range(n)) if not descending else list(range(n - 1, -1, -1))
-    mins = [bounds[i][0] for i in order]
-    maxs = [bounds[i][1] for i in order]
-
-    def search(keys: list[Key], ok: Any) -> int:
-        """First index where ok(key) holds (ok is monotone: False..True)."""
-        nonlocal steps
-        lo, hi = 0, len(keys)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            steps += 1
-            if ok(keys[mid]):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
-    # prefix: min <= need.hi (or <); first index where min is above hi
-    if need.hi is None:
-        end = n
-    else:
-        h = need.hi
-        end = search(mins, (lambda k: k > h) if need.hi_inclusive else (lambda k: k >= h))
-    if need.lo is None:
-        start = 0
-    else:
-        lo_key = need.lo
-        start = search(maxs, (lambda k: k >= lo_key) if need.lo_inclusive
-                       else (lambda k: k > lo_key))
-    return {order[j] for j in range(start, end)}, steps
+def _interval(need: Need) -> ValueInterval:
+    return ValueInterval(need.lo, need.hi, lo_inclusive=need.lo_inclusive,
+                         hi_inclusive=need.hi_inclusive)
 
 
 def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred: Expr,
@@ -283,14 +245,19 @@ def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred:
     note = ps.note
     if need is not None and ps.boundary_order != "UNORDERED" and ps.keys is not None:
         keys = ps.keys
-        positions = [i for i, k in enumerate(keys) if k is not None]
-        bounds = [keys[i] for i in positions]
-        desc = ps.boundary_order == "DESCENDING"
-        if _sorted([b[0] for b in bounds], desc) and _sorted([b[1] for b in bounds], desc):  # type: ignore[index]
-            hits, steps = _binary_candidates(bounds, need, desc)  # type: ignore[arg-type]
+        nulls = [k is None for k in keys]
+        try:
+            found = search_pages([None if k is None else k[0] for k in keys],
+                                 [None if k is None else k[1] for k in keys], nulls,
+                                 ps.boundary_order, _interval(need), algorithm="loose",
+                                 check_order=True)
+        except ValueError:
+            found = None
+        if found is not None:
             cand = [False] * n
-            for j in hits:
-                cand[positions[j]] = True
+            if need.values:
+                for i in found.pages:
+                    cand[i] = True
             # NaN and null pages are found from the counts, not the bounds.
             for i, p in enumerate(pages):
                 if not cand[i] and ((need.pos_nan and p.may_pos_nan)
@@ -298,7 +265,7 @@ def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred:
                                     or (need.null and p.may_null)):
                     cand[i] = True
             return _ColumnPages(ps.starts, pages, ColumnSearch(
-                name, n, "binary", steps, sum(cand), note), cand)
+                name, n, "binary", found.steps if need.values else 0, sum(cand), note), cand)
         note = "bounds not sorted as the index claims; searched linearly"
     if need is None:
         return _ColumnPages(ps.starts, pages, ColumnSearch(

@@ -1,8 +1,11 @@
 """A realistic sample lake, generated with Spark itself, for the demo and the tests.
 
 Sensor readings partitioned by day: four double columns (temperature,
-pressure, humidity, voltage), NaN bursts from failed sensors, nulls, and
-stretches long enough to fill whole pages with NaN.  Half the days are
+pressure, humidity, voltage) following slow weather cycles plus noise, NaN
+bursts from failed sensors, nulls, and stretches long enough to fill whole
+pages with NaN.  Rows are sorted by sensor and minute, so a page covers a
+stretch of one sensor's time series: its bounds are narrow, as in real
+time-ordered lakes, and pruning has something to work with.  Half the days are
 written by Spark's own Parquet writer (parquet-java), half by pyarrow on the
 executors, as lakes fed by several tools are:
 
@@ -43,11 +46,12 @@ def _readings_sql(rows: int, days: int) -> list[str]:
         f"CAST(id / {SENSORS} AS INT) AS minute",
         "id",
         f"CASE WHEN {failed} THEN CAST('NaN' AS DOUBLE) WHEN rand(1) < 0.02 THEN NULL "
-        "ELSE round(20 + 8 * sin(id / 5000.0) + randn(2), 3) END AS temperature",
+        "ELSE round(20 + 8 * sin(id / 150000.0) + 0.5 * randn(2), 3) END AS temperature",
         f"CASE WHEN {failed} THEN CAST('NaN' AS DOUBLE) WHEN rand(3) < 0.01 THEN NULL "
-        "ELSE round(1013 + 5 * randn(4), 2) END AS pressure",
+        "ELSE round(1013 + 12 * sin(id / 400000.0 + 1) + 1.5 * randn(4), 2) END AS pressure",
         f"CASE WHEN {failed} THEN CAST('NaN' AS DOUBLE) "
-        "ELSE round(LEAST(100, GREATEST(0, 55 + 20 * randn(5))), 1) END AS humidity",
+        "ELSE round(LEAST(100, GREATEST(0, 60 + 30 * cos(id / 150000.0) + 5 * randn(5))), 1) "
+        "END AS humidity",
         f"CASE WHEN {failed} THEN CAST('NaN' AS DOUBLE) WHEN rand(6) < 0.001 THEN -0.0 "
         "ELSE round(3.3 + 0.05 * randn(7), 4) END AS voltage",
     ]

@@ -189,3 +189,36 @@ def test_search_and_zeros(tmp_path: object, writer: str) -> None:
         assert rows["ieee", "x < 0.0"] == 64
         assert explain(path, "x == 0", semantics="ieee").row_groups[0].searches[0].method \
             == "binary"
+
+
+def test_read_table_reads_only_kept_pages(tmp_path: object) -> None:
+    """Pages outside the selection are overwritten with garbage: the read never sees them."""
+    from nanstats.parquet.footer import read_footer
+    from nanstats.parquet.page_index import read_page_index
+
+    n = 4000
+    table = pa.table({"x": np.arange(n, dtype=np.float64),
+                      "s": pa.array([f"s{i % 7}" for i in range(n)]),
+                      "f": pa.array(np.arange(n) % 5, type=pa.float16())})
+    path = os.path.join(str(tmp_path), "t.parquet")
+    write_table(table, path, data_page_size=512, write_batch_size=64, row_group_size=2000)
+    sel = pages(path, "x >= 2100 and x < 2110")
+    footer = read_footer(path)
+    ruined = 0
+    with open(path, "r+b") as f:
+        for g in range(footer.num_row_groups):
+            for leaf in footer.columns:
+                _, oi = read_page_index(f, footer, g, leaf.index)
+                locs = oi.page_locations
+                starts = [loc.first_row_index for loc in locs]
+                ends = [*starts[1:], footer.metadata.row_groups[g].num_rows]
+                for loc, a, b in zip(locs, starts, ends, strict=True):
+                    if not any(a < y and x < b for x, y in sel.ranges.get(g, ())):
+                        f.seek(loc.offset)
+                        f.write(b"\xff" * loc.compressed_page_size)
+                        ruined += 1
+    assert ruined > 50
+    got = read_table(path, "x >= 2100 and x < 2110")
+    assert got.column("x").to_pylist() == [float(v) for v in range(2100, 2110)]
+    assert got.column("s").to_pylist() == [f"s{i % 7}" for i in range(2100, 2110)]
+    assert got.column("f").to_pylist() == [float(i % 5) for i in range(2100, 2110)]

@@ -15,6 +15,8 @@ def test_demo_runs_on_a_small_lake(spark, tmp_path, capsys) -> None:
     assert "bit for bit: yes" in out
     assert os.path.isdir(tmp_path / "index") and os.path.isdir(tmp_path / "upgraded")
     assert "column order ieee754" in out.split("after:")[1]
+    assert "all three return identical rows: yes" in out
+    assert os.path.exists(tmp_path / "queries.json")
     assert spark.sparkContext._jsc is not None  # the shared session is still alive
 
 

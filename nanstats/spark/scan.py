@@ -1,0 +1,280 @@
+"""``plan_scan`` and ``read``: query a Parquet lake reading only what may match.
+
+``plan_scan`` decides, from the statistics table of
+:func:`~nanstats.spark.index.index_files` (exact, NaN signs known) or from
+the files' own footers and page indexes, which files, row groups and rows
+(page ranges) a predicate must read under an engine's NaN semantics.
+``read`` executes such a plan on the executors: each task opens its files
+with pyarrow, reads the row groups that remain, keeps the planned row
+ranges, applies the exact filter, and hands Arrow batches to Spark.  The
+result equals Spark's own full scan with the same filter (the default
+semantics, ``nan_greatest``, is Spark's).
+
+>>> import os, tempfile, numpy as np, pyarrow as pa
+>>> from nanstats.parquet.write import write_table
+>>> from nanstats.spark.session import local_session
+>>> spark, folder = local_session(), tempfile.mkdtemp()
+>>> for i in range(3):
+...     _ = write_table(pa.table({"x": np.arange(100.0) + 100 * i}),
+...                     os.path.join(folder, f"part-{i}.parquet"))
+>>> plan = plan_scan(folder, "x >= 150 and x < 170")
+>>> [os.path.basename(f) for f in plan.files], plan.rows
+(['part-1.parquet'], 100)
+>>> read(spark, folder, "x >= 150 and x < 170").count()
+20
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from nanstats.float_types import BY_PHYSICAL_TYPE
+from nanstats.prune.expressions import Expr
+from nanstats.prune.parser import as_predicate
+from nanstats.prune.scopes import LayeredSource, RowSelection, StatsSource, plan
+from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
+from nanstats.spark.index import list_parquet_files
+from nanstats.stats import ColumnStats
+
+
+@dataclass(frozen=True)
+class ScanPlan:
+    """What a query must read: a RowSelection per file (files with nothing to read omitted)."""
+
+    predicate: str
+    semantics: NanSemantics
+    selections: dict[str, RowSelection]
+    all_files: tuple[str, ...]
+    row_groups_total: int
+    rows_total: int
+
+    @property
+    def files(self) -> list[str]:
+        """The files to open."""
+        return sorted(self.selections)
+
+    @property
+    def row_groups(self) -> int:
+        """Row groups to read, over all files."""
+        return sum(len(s.ranges) for s in self.selections.values())
+
+    @property
+    def rows(self) -> int:
+        """Rows in the selected page ranges, over all files."""
+        return sum(s.num_rows for s in self.selections.values())
+
+    def tasks(self) -> list[dict[str, Any]]:
+        """One entry per file and row group: what a read task does."""
+        return [{"path": path, "row_group": g, "ranges": json.dumps(sel.ranges[g])}
+                for path, sel in sorted(self.selections.items()) for g in sel.row_groups]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python objects."""
+        return {"predicate": self.predicate, "semantics": self.semantics,
+                "files": {p: s.to_dict() for p, s in self.selections.items()},
+                "files_total": len(self.all_files), "row_groups_total": self.row_groups_total,
+                "rows_total": self.rows_total}
+
+    def __repr__(self) -> str:
+        return (f"ScanPlan({self.predicate} under {self.semantics}: "
+                f"{len(self.selections)} of {len(self.all_files)} files, "
+                f"{self.row_groups} of {self.row_groups_total} row groups, "
+                f"{self.rows:,} of {self.rows_total:,} rows)")
+
+
+def _unsigned(bits: int, width: int) -> int:
+    return bits & ((1 << width) - 1)
+
+
+def _canonical_nan(ft: Any, negative: bool) -> int:
+    quiet = ft.inf_bits | (1 << ({16: 10, 32: 23, 64: 52}[ft.width] - 1))
+    return quiet | (ft.sign_mask if negative else 0)
+
+
+def _stats_of(row: dict[str, Any]) -> ColumnStats:
+    ft = BY_PHYSICAL_TYPE[row["physical_type"]]
+    num, nulls = int(row["num_values"]), int(row["null_count"])
+    pos, neg = int(row["pos_nan_count"]), int(row["neg_nan_count"])
+    lo = None if row["min_bits"] is None else _unsigned(int(row["min_bits"]), ft.width)
+    hi = None if row["max_bits"] is None else _unsigned(int(row["max_bits"]), ft.width)
+    has_values = num - nulls - pos - neg > 0
+    if has_values:
+        nan_lo = _canonical_nan(ft, True) if neg else _canonical_nan(ft, False) if pos else None
+        nan_hi = _canonical_nan(ft, False) if pos else _canonical_nan(ft, True) if neg else None
+        return ColumnStats(ft.physical_type, num, nulls, pos, neg, lo, hi, nan_lo, nan_hi)
+    if pos + neg:
+        return ColumnStats(ft.physical_type, num, nulls, pos, neg, None, None, lo, hi)
+    return ColumnStats(ft.physical_type, num, nulls, 0, 0, None, None, None, None)
+
+
+def sources_from_index(index: Any, columns: Sequence[str] | None = None
+                       ) -> dict[str, StatsSource]:
+    """A StatsSource per file from a statistics table (Spark DataFrame or pyarrow Table)."""
+    if hasattr(index, "toArrow"):  # a Spark DataFrame: fetch only the columns needed
+        if columns is not None:
+            from pyspark.sql import functions as F
+
+            index = index.where(F.col("column").isin(list(columns)))
+        table = index.toArrow()
+    elif isinstance(index, pa.Table):
+        table = index
+    else:
+        raise TypeError(f"index must be a Spark DataFrame or a pyarrow Table, "
+                        f"not {type(index).__name__}")
+    rows = table.to_pylist()
+    by_file: dict[str, dict[int, dict[str, list[dict[str, Any]]]]] = {}
+    for r in rows:
+        if columns is not None and r["column"] not in columns:
+            continue
+        by_file.setdefault(r["path"], {}).setdefault(r["row_group"], {}) \
+            .setdefault(r["column"], []).append(r)
+    out: dict[str, StatsSource] = {}
+    for path, groups in by_file.items():
+        n_groups = max(groups) + 1
+        group_list: list[dict[str, tuple[list[int], list[ColumnStats]]]] = []
+        counts: list[int] = []
+        for g in range(n_groups):
+            cols = groups.get(g, {})
+            entry: dict[str, tuple[list[int], list[ColumnStats]]] = {}
+            num_rows = 0
+            for name, pages in cols.items():
+                pages.sort(key=lambda r: r["page"])
+                base = pages[0]["first_row"]
+                entry[name] = ([int(p["first_row"] - base) for p in pages],
+                               [_stats_of(p) for p in pages])
+                num_rows = sum(int(p["num_values"]) for p in pages)
+            group_list.append(entry)
+            counts.append(num_rows)
+        out[path] = StatsSource(group_list, counts)
+    return out
+
+
+class _Unknown:
+    """A stand-in for files the statistics table does not cover: anything may match."""
+
+    def __init__(self, rows: Sequence[int]) -> None:
+        self.rows = rows
+
+    @property
+    def num_row_groups(self) -> int:
+        return len(self.rows)
+
+    def num_rows(self, row_group: int) -> int:
+        return int(self.rows[row_group])
+
+    def has_column(self, row_group: int, name: str) -> bool:
+        return False
+
+
+def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics =
+              DEFAULT_SEMANTICS, *, path: str | Sequence[str] | None = None) -> ScanPlan:
+    """The files, row groups and row ranges a query must read.
+
+    ``index_or_path`` is the statistics table of
+    :func:`~nanstats.spark.index.index_files` (a Spark DataFrame or a
+    pyarrow Table; exact, NaN signs known), or a folder / list of files whose
+    own footers and page indexes are used.  With a table, columns it does not
+    cover (non-float columns) come from the files' footers when ``path`` (or
+    the table's paths) can be opened, else count as "anything".
+    """
+    from nanstats.prune.skipping import FileSource
+
+    pred = as_predicate(predicate)
+    check_semantics(semantics)
+    names = pred.columns()
+    if isinstance(index_or_path, (str, os.PathLike)) or (
+            isinstance(index_or_path, Sequence) and not isinstance(index_or_path, pa.Table)):
+        files = list_parquet_files(index_or_path)
+        exact: dict[str, StatsSource] = {}
+    else:
+        exact = sources_from_index(index_or_path, sorted(names))
+        files = list_parquet_files(path) if path is not None else sorted(exact)
+    selections: dict[str, RowSelection] = {}
+    groups_total = rows_total = 0
+    for f in files:
+        file_src = FileSource(f)
+        layers: list[Any] = [exact[f], file_src] if f in exact else [file_src]
+        src = LayeredSource(layers)
+        report = plan(src, pred, semantics, detail=False, name=f)
+        groups_total += len(report.row_groups)
+        rows_total += report.selection.total_rows
+        if report.selection.ranges:
+            selections[f] = report.selection
+    return ScanPlan(repr(pred), semantics, selections, tuple(files), groups_total, rows_total)
+
+
+def _partition_values(path: str, root: str) -> dict[str, str]:
+    rel = os.path.relpath(os.path.dirname(path), root)
+    out = {}
+    for part in rel.split(os.sep):
+        if "=" in part:
+            k, _, v = part.partition("=")
+            out[k] = v
+    return out
+
+
+def _read_batches(batches: Iterator[pa.RecordBatch], root: str, predicate: str,
+                  semantics: str, schema_json: str) -> Iterator[pa.RecordBatch]:
+    """Executor side: read planned row ranges, filter exactly, emit Spark's schema."""
+    import pyarrow.parquet as papq
+
+    from nanstats.parquet.read import read_selection
+    from nanstats.prune.parser import parse
+    from nanstats.prune.row_filter import filter_mask
+    from nanstats.prune.skipping import RowSelection
+
+    pred = parse(predicate)
+    schema = pa.ipc.read_schema(pa.py_buffer(bytes.fromhex(schema_json)))
+    for batch in batches:
+        for path, g, ranges in zip(batch.column("path").to_pylist(),
+                                   batch.column("row_group").to_pylist(),
+                                   batch.column("ranges").to_pylist(), strict=True):
+            sel = RowSelection({g: tuple(tuple(r) for r in json.loads(ranges))}, 0)
+            file_names = set(papq.ParquetFile(path).schema_arrow.names)
+            table = read_selection(path, sel, [n for n in schema.names if n in file_names])
+            parts = _partition_values(path, root)
+            for name in schema.names:
+                if name not in table.column_names:
+                    value = parts.get(name)
+                    field = schema.field(name)
+                    arr = pa.array([value] * table.num_rows, pa.string()).cast(field.type)
+                    table = table.append_column(name, arr)
+            table = table.filter(filter_mask(pred, table, semantics))  # type: ignore[arg-type]
+            table = table.select(schema.names).cast(schema)
+            yield from table.to_batches()
+
+
+def read(spark: Any, path: str, predicate: Expr | str,
+         semantics: NanSemantics = DEFAULT_SEMANTICS, *, index: Any = None,
+         scan_plan: ScanPlan | None = None) -> Any:
+    """The rows of a Parquet lake that satisfy the predicate, reading only what may match.
+
+    ``index`` (the statistics table) makes the plan exact for float columns;
+    without it the files' own statistics are used.  A plan made earlier by
+    :func:`plan_scan` may be passed as ``scan_plan``.
+    """
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    pred = as_predicate(predicate)
+    check_semantics(semantics)
+    if scan_plan is None:
+        scan_plan = plan_scan(index if index is not None else path, pred, semantics,
+                              path=path if index is not None else None)
+    spark_schema = spark.read.parquet(path).schema
+    arrow_schema = to_arrow_schema(spark_schema)
+    tasks = scan_plan.tasks()
+    if not tasks:
+        return spark.createDataFrame([], spark_schema)
+    frame = spark.createDataFrame(pa.Table.from_pylist(tasks, schema=pa.schema([
+        ("path", pa.string()), ("row_group", pa.int32()), ("ranges", pa.string())])))
+    parallelism = max(1, min(len(tasks), spark.sparkContext.defaultParallelism * 2))
+    schema_hex = arrow_schema.serialize().to_pybytes().hex()
+    root, text, sem = os.fspath(path), repr(pred), semantics
+    return frame.repartition(parallelism).mapInArrow(
+        lambda it: _read_batches(it, root, text, sem, schema_hex), spark_schema)
