@@ -7,7 +7,8 @@ Beyond the usual set-up, every build:
   and plot, ``--help`` texts, changelog), so no measurement is typed by hand;
 * checks that every public name is in the API reference with a docstring and
   an example (``docs/scripts/api_coverage.py``);
-* resolves every cross-reference (``nitpicky``) and, once the HTML is
+* resolves every cross-reference (``nitpicky``; a name given by its defining
+  module reaches the page of the same object re-exported) and, once the HTML is
   written, every internal link and anchor of it (``check_internal_links``).
 
 Problems are Sphinx warnings, and ``make docs`` builds with ``-W``.
@@ -97,6 +98,37 @@ def run_generators(app: Any) -> None:
         log.warning(f"[api coverage] {problem}")
 
 
+def resolve_reexported(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    """Resolve ``nanstats.<module>.<name>`` to where that same object is documented.
+
+    Docstrings name objects by the module that defines them
+    (``nanstats.spark.index.index_files``); the reference documents them where
+    users import them from (``nanstats.spark.index_files``).  Same object,
+    same page.
+    """
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py" or not target.startswith("nanstats."):
+        return None
+    import api_coverage
+    from sphinx.util.nodes import make_refnode
+
+    try:
+        wanted = api_coverage.resolve(target)
+    except (ImportError, AttributeError):
+        return None
+    for name, entry in env.get_domain("py").objects.items():
+        if not name.startswith("nanstats.") or name == target:
+            continue
+        try:
+            found = api_coverage.resolve(name)
+        except (ImportError, AttributeError):
+            continue
+        if found is wanted:
+            return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id,
+                                contnode, name)
+    return None
+
+
 class _Links(html.parser.HTMLParser):
     """The ids and the href/src targets of one HTML page."""
 
@@ -152,5 +184,6 @@ def check_internal_links(app: Any, exception: Exception | None) -> None:
 
 def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", run_generators)
+    app.connect("missing-reference", resolve_reexported)
     app.connect("build-finished", check_internal_links)
     return {"parallel_read_safe": True}

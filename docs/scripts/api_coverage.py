@@ -4,7 +4,8 @@ A module's public names are its ``__all__``, or else the functions and classes
 it defines whose names do not start with ``_``.  Each must be reached by an
 ``autosummary`` entry of ``docs/api.rst`` (through any module that re-exports
 it) and have a docstring; a docstring must also hold a doctest example
-(``>>>``) unless its module is listed in ``PENDING_EXAMPLES``.
+(``>>>``) unless its module is listed in ``PENDING_EXAMPLES`` or the name in
+``PENDING_NAMES``.
 
 Run by ``docs/conf.py`` at every build (a problem is a Sphinx warning, so
 ``make docs`` fails) and by ``tests/test_docs.py``::
@@ -42,6 +43,8 @@ COVERED: tuple[str, ...] = (
     "nanstats.prune.skipping",
     "nanstats.prune.semantics",
     "nanstats.prune.parser",
+    "nanstats.prune.page_search",
+    "nanstats.prune.byte_bounds",
     "nanstats.spark",
     "nanstats.spark.session",
     "nanstats.testing.compositions",
@@ -60,7 +63,17 @@ PENDING_EXAMPLES: frozenset[str] = frozenset({
     "nanstats.prune.skipping",
     "nanstats.prune.semantics",
     "nanstats.prune.parser",
+    "nanstats.prune.page_search",
+    "nanstats.prune.byte_bounds",
     "nanstats.cli",
+})
+
+#: Single names allowed to lack an example for the same reason: the scan of
+#: nanstats/spark/scan.py is new and being written on main.
+PENDING_NAMES: frozenset[str] = frozenset({
+    "nanstats.spark.ScanPlan",
+    "nanstats.spark.plan_scan",
+    "nanstats.spark.read",
 })
 
 
@@ -134,7 +147,8 @@ def problems(rst: Path = API_RST) -> list[str]:
                 out.append(f"{where} is public but not in the API reference ({rst.name})")
             if not doc:
                 out.append(f"{where} has no docstring")
-            elif ">>>" not in doc and name not in PENDING_EXAMPLES:
+            elif ">>>" not in doc and name not in PENDING_EXAMPLES \
+                    and where not in PENDING_NAMES:
                 out.append(f"{where}: docstring without an example (>>>)")
     return out
 
