@@ -17,7 +17,9 @@ Problems are Sphinx warnings, and ``make docs`` builds with ``-W``.
 
 from __future__ import annotations
 
+import contextlib
 import html.parser
+import io
 import os
 import sys
 import time
@@ -72,6 +74,17 @@ nitpick_ignore_regex = [
 ]
 
 
+def _tightness() -> None:
+    sys.path.insert(0, str(DOCS.parent / "benchmarks"))
+    import prune_tightness
+
+    out = DOCS / "_generated" / "tightness.rst"
+    out.parent.mkdir(exist_ok=True)
+    quick = ["--row-groups", "8"] if os.environ.get("NANSTATS_DOCS_QUICK") else []
+    with contextlib.redirect_stdout(io.StringIO()):
+        prune_tightness.main([*quick, "--rst", str(out)])
+
+
 def run_generators(app: Any) -> None:
     """Regenerate docs/_generated/ (figures and tables measured or read now)."""
     import api_coverage
@@ -89,6 +102,7 @@ def run_generators(app: Any) -> None:
         ("performance table and plot",
          lambda: perf_plot.main(["--quick"] if os.environ.get("NANSTATS_DOCS_QUICK") else [])),
         ("command-line help", cli_help.main),
+        ("pruning tightness table", _tightness),
         ("changelog", changelog.main),
     ]:
         start = time.perf_counter()

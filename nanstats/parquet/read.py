@@ -187,6 +187,15 @@ def read_selection(path: str | os.PathLike[str], selection: RowSelection,
     Flat columns with an OffsetIndex are read page by page: only the pages
     holding selected rows (and the dictionary page) are read and decoded.
     Other columns are read whole per row group, then sliced.
+
+    >>> import numpy as np, pyarrow as pa, tempfile, os
+    >>> from nanstats.parquet.write import write_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> _ = write_table(pa.table({"x": np.arange(100.0)}), path, data_page_size=64,
+    ...                 write_batch_size=10)
+    >>> sel = RowSelection({0: ((20, 23), (95, 100))}, 100)
+    >>> read_selection(path, sel).column("x").to_pylist()
+    [20.0, 21.0, 22.0, 95.0, 96.0, 97.0, 98.0, 99.0]
     """
     import pyarrow as pa
     import pyarrow.parquet as papq
@@ -241,6 +250,17 @@ def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *
     columns : list of str, optional
         Top-level columns to return (all by default); the filter may read
         others.
+
+    Examples
+    --------
+    >>> import numpy as np, pyarrow as pa, tempfile, os
+    >>> from nanstats.parquet.write import write_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> _ = write_table(pa.table({"x": [1.0, -0.0, np.nan], "y": [1, 2, 3]}), path)
+    >>> read_table(path, "x < 0", semantics="total_order").to_pydict()   # -0.0 < +0.0
+    {'x': [-0.0], 'y': [2]}
+    >>> read_table(path, "x < 0", semantics="ieee").num_rows
+    0
     """
     import pyarrow.parquet as papq
 

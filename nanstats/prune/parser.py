@@ -242,7 +242,12 @@ def parse(text: str) -> Expr:
 
 
 def as_predicate(predicate: Expr | str) -> Expr:
-    """A predicate given as an expression or as text."""
+    """A predicate given as an expression or as text.
+
+    >>> from nanstats.prune.expressions import col
+    >>> as_predicate("x < 2").same_as(col("x") < 2)
+    True
+    """
     if isinstance(predicate, str):
         return parse(predicate)
     if isinstance(predicate, Expr):

@@ -51,6 +51,12 @@ class RowSelection:
     """Rows to read, per row group: half-open ``(start, stop)`` ranges within the group.
 
     Row groups that are skipped entirely do not appear.
+
+    >>> from nanstats.prune.expressions import col
+    >>> src = StatsSource.from_arrays({"x": np.arange(100.0)}, row_group_rows=50, page_rows=10)
+    >>> sel = plan(src, (col("x") >= 55) & (col("x") < 72), "ieee").selection
+    >>> sel, sel.ranges, sel.row_groups, sel.num_rows
+    (RowSelection(30 of 100 rows in 1 row groups), {1: ((0, 30),)}, [1], 30)
     """
 
     ranges: dict[int, Ranges]
@@ -78,7 +84,13 @@ class RowSelection:
 
 @dataclass(frozen=True)
 class ColumnSearch:
-    """How one column's pages were searched in one row group."""
+    """How one column's pages were searched in one row group.
+
+    >>> from nanstats.prune.expressions import col
+    >>> src = StatsSource.from_arrays({"x": np.arange(100.0)}, row_group_rows=50, page_rows=10)
+    >>> plan(src, col("x") == 73.0, "ieee").row_groups[1].searches
+    (ColumnSearch(column='x', pages=5, method='binary', steps=3, candidates=1, note=''),)
+    """
 
     column: str
     pages: int
@@ -90,7 +102,13 @@ class ColumnSearch:
 
 @dataclass(frozen=True)
 class SegmentDecision:
-    """One run of rows in which each column lies in one page."""
+    """One run of rows in which each column lies in one page.
+
+    >>> from nanstats.prune.expressions import col
+    >>> src = StatsSource.from_arrays({"x": np.arange(20.0)}, row_group_rows=20, page_rows=10)
+    >>> [(s.first_row, s.kept) for s in plan(src, col("x") > 12.0, "ieee").row_groups[0].segments]
+    [(0, False), (10, True)]
+    """
 
     first_row: int
     num_rows: int
@@ -101,7 +119,13 @@ class SegmentDecision:
 
 @dataclass(frozen=True)
 class RowGroupDecision:
-    """The verdict on one row group and, when kept, on its segments."""
+    """The verdict on one row group and, when kept, on its segments.
+
+    >>> from nanstats.prune.expressions import col
+    >>> src = StatsSource.from_arrays({"x": np.arange(20.0)}, row_group_rows=10, page_rows=5)
+    >>> [(d.row_group, d.kept, d.steps) for d in plan(src, col("x") > 12.0, "ieee").row_groups]
+    [(0, False, 0), (1, True, 2)]
+    """
 
     row_group: int
     num_rows: int
@@ -118,7 +142,18 @@ class RowGroupDecision:
 
 @dataclass(frozen=True)
 class PruneReport:
-    """Why each scope of a file was kept or skipped (see :func:`explain`)."""
+    """Why each scope of a file was kept or skipped (see ``skipping.explain``).
+
+    >>> from nanstats.prune.expressions import col
+    >>> src = StatsSource.from_arrays({"x": np.arange(20.0)}, row_group_rows=10, page_rows=5)
+    >>> print(plan(src, col("x") > 14.5, "ieee", name="example"))  # doctest: +NORMALIZE_WHITESPACE
+    example: (x > 14.5) under ieee: read 5 of 20 rows, 1 of 2 row groups
+      row group 0 (10 rows): skip, chunk statistics: x in [0.0, 9.0], so the predicate is false
+      row group 1 (10 rows): keep, chunk statistics allow a match (x in [10.0, 19.0])
+        x: binary search over 2 pages, 2 steps, 1 candidates
+        rows 0..5 (x page 0): skip, x page 0 is outside the searched interval
+        rows 5..10 (x page 1): keep, page statistics allow a match (x in [15.0, 19.0])
+    """
 
     path: str
     predicate: str

@@ -77,14 +77,26 @@ def check_semantics(semantics: object) -> NanSemantics:
 
 
 def check_comparison(op: object) -> Comparison:
-    """Validate a comparison operator."""
+    """Validate a comparison operator.
+
+    >>> check_comparison("<=")
+    '<='
+    >>> check_comparison("=<")
+    Traceback (most recent call last):
+    ...
+    ValueError: comparison must be one of ('<', '<=', '>', '>=', '==', '!='), not '=<'
+    """
     if op not in COMPARISONS:
         raise ValueError(f"comparison must be one of {COMPARISONS}, not {op!r}")
     return op  # type: ignore[return-value]
 
 
 def holds(op: Comparison, rel: Relation) -> bool:
-    """Whether ``a op b`` is true when a and b are in relation ``rel``."""
+    """Whether ``a op b`` is true when a and b are in relation ``rel``.
+
+    >>> holds("!=", "un"), holds("<=", "un"), holds("<=", "eq")
+    (True, False, True)
+    """
     return rel in TRUE_UNDER[op]
 
 
@@ -99,7 +111,11 @@ def float_key(value: float) -> int:
 
 
 def nan_sign(value: float) -> int:
-    """-1 for a negative NaN, +1 for a positive one (``value`` must be NaN)."""
+    """-1 for a negative NaN, +1 for a positive one (``value`` must be NaN).
+
+    >>> nan_sign(float("nan")), nan_sign(-float("nan"))
+    (1, -1)
+    """
     return -1 if math.copysign(1.0, value) < 0 else 1
 
 

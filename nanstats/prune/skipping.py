@@ -64,6 +64,17 @@ class FileSource:
 
     Only the footer is read on construction; page indexes are read (all at
     once) the first time a page is asked for.
+
+    >>> import numpy as np, pyarrow as pa, tempfile, os
+    >>> from nanstats.parquet.write import write_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> _ = write_table(pa.table({"x": np.arange(100.0)}), path, row_group_size=50,
+    ...                 data_page_size=64, write_batch_size=10)
+    >>> src = FileSource(path)
+    >>> src.num_row_groups, src.chunk_env(1, ["x"])
+    (2, {'x': ColumnAbstract(float: [50.0, 99.0], value)})
+    >>> len(src.page_stats(1, "x").starts), src.page_stats(1, "x").boundary_order
+    (5, 'ASCENDING')
     """
 
     def __init__(self, path: str | os.PathLike[str], names: set[str] | None = None) -> None:
@@ -149,6 +160,14 @@ def row_groups(path: str | os.PathLike[str], predicate: Expr | str, *,
 
     Judged from the footer statistics only, read under each column's order
     (SPEC.md section 4); a row group without usable statistics is kept.
+
+    >>> import numpy as np, pyarrow as pa, tempfile, os
+    >>> from nanstats.parquet.write import write_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> _ = write_table(pa.table({"x": np.arange(100.0)}), path, row_group_size=50,
+    ...                 data_page_size=64, write_batch_size=10)
+    >>> row_groups(path, "x > 60"), row_groups(path, "x > 1000")
+    ([1], [])
     """
     pred = as_predicate(predicate)
     check_semantics(semantics)
@@ -173,6 +192,14 @@ def pages(path: str | os.PathLike[str], predicate: Expr | str, *,
     Uses the footer statistics, then every ColumnIndex/OffsetIndex of the
     columns the predicate reads; a column without a page index counts as one
     page per row group.
+
+    >>> import numpy as np, pyarrow as pa, tempfile, os
+    >>> from nanstats.parquet.write import write_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> _ = write_table(pa.table({"x": np.arange(100.0)}), path, row_group_size=50,
+    ...                 data_page_size=64, write_batch_size=10)
+    >>> pages(path, "x >= 55 and x < 72").ranges   # pages of 10 rows
+    {1: ((0, 30),)}
     """
     return _plan(path, predicate, semantics, detail=False).selection
 

@@ -45,7 +45,18 @@ from nanstats.stats import ColumnStats
 
 @dataclass(frozen=True)
 class ScanPlan:
-    """What a query must read: a RowSelection per file (files with nothing to read omitted)."""
+    """What a query must read: a RowSelection per file (files with nothing to read omitted).
+
+    >>> import os, tempfile, numpy as np, pyarrow as pa
+    >>> from nanstats.parquet.write import write_table
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_table(pa.table({"x": np.arange(10.0)}), os.path.join(folder, "a.parquet"))
+    >>> plan = plan_scan(folder, "x > 7")
+    >>> plan
+    ScanPlan((x > 7) under nan_greatest: 1 of 1 files, 1 of 1 row groups, 10 of 10 rows)
+    >>> [(os.path.basename(t["path"]), t["row_group"], t["ranges"]) for t in plan.tasks()]
+    [('a.parquet', 0, '[[0, 10]]')]
+    """
 
     predicate: str
     semantics: NanSemantics
@@ -181,7 +192,20 @@ def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics
     pyarrow Table; exact, NaN signs known), or a folder / list of files whose
     own footers and page indexes are used.  With a table, columns it does not
     cover (non-float columns) come from the files' footers when ``path`` (or
-    the table's paths) can be opened, else count as "anything".
+    the table's paths) can be opened, else count as "anything".  See the
+    module example; with a statistics table:
+
+    >>> import os, tempfile, numpy as np, pyarrow as pa
+    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.spark.index import INDEX_SCHEMA, file_rows
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "a.parquet")
+    >>> _ = write_table(pa.table({"x": np.r_[np.arange(10.0), -np.nan]}), path)
+    >>> index = pa.Table.from_pydict(file_rows(path), schema=INDEX_SCHEMA)
+    >>> plan_scan(index, "x > 20", "total_order", path=folder).rows   # only a -NaN: skip
+    0
+    >>> plan_scan(folder, "x > 20", "total_order").rows   # the file: a NaN of either sign
+    11
     """
     from nanstats.prune.skipping import FileSource
 
@@ -257,7 +281,16 @@ def read(spark: Any, path: str, predicate: Expr | str,
 
     ``index`` (the statistics table) makes the plan exact for float columns;
     without it the files' own statistics are used.  A plan made earlier by
-    :func:`plan_scan` may be passed as ``scan_plan``.
+    :func:`plan_scan` may be passed as ``scan_plan``.  Its result equals
+    Spark's full scan with the same filter (see the module example):
+
+    >>> import os, tempfile, numpy as np, pyarrow as pa
+    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.spark.session import local_session
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_table(pa.table({"x": [1.0, np.nan, 3.0]}), os.path.join(folder, "a.parquet"))
+    >>> [r.x for r in read(local_session(), folder, "x >= 2").collect()]   # NaN is greatest
+    [nan, 3.0]
     """
     from pyspark.sql.pandas.types import to_arrow_schema
 
