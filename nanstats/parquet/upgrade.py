@@ -57,9 +57,8 @@ _BOUNDARY_ORDERS = {
     "ASCENDING": pq.BOUNDARY_ASCENDING,
     "DESCENDING": pq.BOUNDARY_DESCENDING,
 }
-_WRITE_BUFFER = 1 << 20
-_SMALL_COPY = 1 << 16  # below this, pread + buffer beats a copy_file_range call
-_COPY_PIECE = 1 << 24
+_BATCH = 1 << 24  # bytes queued before a write; larger pieces go by copy_file_range
+_IOV_MAX = 1024
 
 
 @dataclass(frozen=True)
@@ -363,18 +362,21 @@ def _fsync_directory(directory: str) -> None:
 class _Writer:
     """Appends to the output file descriptor and counts the bytes written.
 
-    Small writes (page headers) are gathered in a buffer; page payloads are
-    copied from the source by the kernel (``os.copy_file_range``) where the
-    platform allows, else read and written in large pieces.  Between row
-    groups, :meth:`start_writeback` has a background thread ``fdatasync``
-    what was written so far, so that the final ``fsync`` has little left
-    to do.
+    Writes and copies are queued and written out in batches: the page
+    payloads of a stretch of the source are read with one ``pread`` and
+    written, interleaved with the new page headers, with ``writev`` (two
+    system calls for thousands of pages instead of one per page).  A piece
+    larger than the batch (a chunk kept as it is) is copied by the kernel
+    (``os.copy_file_range``) where the platform allows.  Between row groups,
+    :meth:`start_writeback` has a background thread ``fdatasync`` what was
+    written so far, so that the final ``fsync`` has little left to do.
     """
 
     def __init__(self, fd: int, src_fd: int) -> None:
         self.fd, self.src_fd = fd, src_fd
         self.pos = 0
-        self.pending = bytearray()
+        self.segments: list[bytes | tuple[int, int, str]] = []
+        self.queued = 0
         self.kernel_copy = hasattr(os, "copy_file_range")
         self._sync: Any = None
         self._executor: Any = None
@@ -382,21 +384,28 @@ class _Writer:
     def write(self, data: bytes | memoryview) -> int:
         """Append bytes; returns the offset they start at."""
         start = self.pos
-        self.pending += data
+        self.segments.append(bytes(data))
         self.pos += len(data)
-        if len(self.pending) >= _WRITE_BUFFER:
+        self.queued += len(data)
+        if self.queued >= _BATCH:
             self.flush()
         return start
 
     def copy(self, offset: int, length: int, path: str) -> int:
         """Append ``length`` bytes of the source from ``offset``; returns where they start."""
         start = self.pos
-        if length < _SMALL_COPY:
-            data = os.pread(self.src_fd, length, offset)
-            if len(data) != length:
-                raise ParquetFormatError("the file ends inside a page", path=path, offset=offset)
-            return self.write(data)
-        self.flush()
+        if length >= _BATCH:
+            self.flush()
+            self._copy_now(offset, length, path)
+        else:
+            self.segments.append((offset, length, path))
+            self.queued += length
+            if self.queued >= _BATCH:
+                self.flush()
+        self.pos += length
+        return start
+
+    def _copy_now(self, offset: int, length: int, path: str) -> None:
         end = offset + length
         while offset < end:
             n = 0
@@ -407,23 +416,54 @@ class _Writer:
                     self.kernel_copy = False
                     continue
             else:
-                data = os.pread(self.src_fd, min(end - offset, _COPY_PIECE), offset)
+                data = os.pread(self.src_fd, min(end - offset, _BATCH), offset)
                 n = len(data)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(self.fd, view):]
+                self._write_all([data])
             if n == 0:
                 raise ParquetFormatError("the file ends inside a page", path=path, offset=offset)
             offset += n
-        self.pos += length
-        return start
+
+    def _write_all(self, iov: list[Any]) -> None:
+        """writev every buffer, resuming after partial writes."""
+        views = [memoryview(b) for b in iov if len(b)]
+        while views:
+            batch = views[:_IOV_MAX]
+            written = os.writev(self.fd, batch)
+            while written and views:
+                if written >= len(views[0]):
+                    written -= len(views.pop(0))
+                else:
+                    views[0] = views[0][written:]
+                    written = 0
 
     def flush(self) -> None:
-        view = memoryview(self.pending)
-        while view:
-            view = view[os.write(self.fd, view):]
-        view.release()
-        self.pending.clear()
+        """Write out everything queued."""
+        segs, self.segments, self.queued = self.segments, [], 0
+        iov: list[Any] = []
+        buf: memoryview | None = None
+        buf_lo = buf_hi = 0
+        for i, seg in enumerate(segs):
+            if isinstance(seg, bytes):
+                iov.append(seg)
+                continue
+            offset, length, path = seg
+            if buf is None or offset < buf_lo or offset + length > buf_hi:
+                # One read for this piece and the queued pieces that follow it
+                # closely in the source (the next pages of the chunk).
+                end = offset + length
+                for later in segs[i + 1:]:
+                    if isinstance(later, bytes):
+                        continue
+                    if later[0] < end or later[0] + later[1] - offset > 2 * _BATCH:
+                        break
+                    end = later[0] + later[1]
+                data = os.pread(self.src_fd, end - offset, offset)
+                if len(data) < length:
+                    raise ParquetFormatError("the file ends inside a page", path=path,
+                                             offset=offset + len(data))
+                buf, buf_lo, buf_hi = memoryview(data), offset, offset + len(data)
+            iov.append(buf[offset - buf_lo:offset - buf_lo + length])
+        self._write_all(iov)
 
     def start_writeback(self) -> None:
         """Flush and, unless one is running, start a background fdatasync."""
