@@ -1,6 +1,6 @@
 """Truncated statistics of a STRING column chunk and of each of its pages.
 
-For a flat BYTE_ARRAY column annotated STRING (or UTF8), pyarrow decodes the
+For a BYTE_ARRAY column annotated STRING (or UTF8), pyarrow decodes the
 values; each data page's true minimum and maximum (byte-wise, unsigned: the
 order Parquet defines for strings) are shortened to at most ``n`` bytes with
 :func:`~nanstats.prune.byte_bounds.truncate_min` /
@@ -101,7 +101,7 @@ class StringChunkStats:
         kept = [p for p in self.pages if not p.all_null]
         mins = np.array([p.min_value for p in kept], dtype=object)
         maxs = np.array([p.max_value for p in kept], dtype=object)
-        return boundary_order(mins, maxs)  # type: ignore[arg-type]  # any ordered values
+        return boundary_order(mins, maxs)  # works on any ordered values (bytes here)
 
 
 def check_truncate(n: Any) -> int:
@@ -120,7 +120,7 @@ def check_truncate(n: Any) -> int:
 
 
 def is_string_leaf(footer: Footer, leaf: LeafColumn) -> bool:
-    """True for a flat (not repeated) BYTE_ARRAY leaf annotated STRING or UTF8."""
+    """True for a BYTE_ARRAY leaf annotated STRING or UTF8, not repeated (flat or in structs)."""
     return (leaf.physical_type == pq.TYPE_BYTE_ARRAY and leaf.max_repetition_level == 0
             and leaf_kind(footer, leaf) == "bytes")
 
@@ -162,7 +162,7 @@ def _truncated(num_values: int, null_count: int, lo: bytes | None, hi: bytes | N
     return StringBounds(num_values, null_count, lo_bound, hi_bound, lo_exact, hi_exact)
 
 
-def string_stats(values: Any, *, page_starts: Sequence[int], n: int) -> StringChunkStats:
+def string_stats(values: Any, *, page_starts: npt.ArrayLike, n: int) -> StringChunkStats:
     """Truncated statistics of a chunk's values split into pages at ``page_starts``.
 
     ``values`` is a pyarrow string or binary (Chunked)Array (dictionary
@@ -222,7 +222,7 @@ def string_stats_for_array(array: Any, pages: list[Page], offset_index: Any, n: 
 
 def string_leaf_arrays(parquet_file: Any, footer: Footer, row_group: int,
                        leaves: Sequence[int]) -> dict[int, Any]:
-    """The values of several string leaves of one row group, decoded in one pyarrow call.
+    """The values of several STRING leaves of one row group, decoded in one pyarrow call.
 
     Leaves inside optional structs are flattened (null wherever an ancestor
     is null), as :func:`~nanstats.parquet.recompute.leaf_arrays` does for

@@ -9,6 +9,13 @@ moves is recomputed.  The output goes to a temporary file beside ``dst``,
 flushed, fsynced and renamed over ``dst``: the source is never modified and
 a failure never leaves a partial ``dst``.
 
+With ``truncate=N``, STRING columns outside lists get the same treatment (chunk and
+page header statistics, ColumnIndex, OffsetIndex), their bounds recomputed
+from the values and cut to at most N bytes (see
+:mod:`nanstats.parquet.string_stats`).  For every rewritten chunk, what to
+write is computed by ``prepare`` (in a worker thread, one row group ahead);
+``_write_chunk`` only writes it.
+
 Layout of the output: ``PAR1``, the row groups' column chunks (in leaf
 order), the bloom filters, all ColumnIndexes, all OffsetIndexes, the footer.
 
@@ -440,8 +447,9 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     repeated float columns are copied as they were and listed in
     ``UpgradeReport.skipped``.
 
-    ``truncate=N`` (a positive int) also rewrites every flat BYTE_ARRAY
-    column annotated STRING/UTF8 (``UpgradeReport.truncated``): chunk and
+    ``truncate=N`` (a positive int) also rewrites every BYTE_ARRAY column
+    annotated STRING/UTF8 that is not repeated (flat or inside structs;
+    ``UpgradeReport.truncated``): chunk and
     page header statistics, a ColumnIndex and an OffsetIndex from the
     decoded values, each bound shortened to at most N bytes in UTF-8 mode
     (bounds stay valid UTF-8, as parquet-java writes them; see
