@@ -445,3 +445,16 @@ def test_string_stats_matches_a_slow_twin():
                 continue
             assert (page.min_value, page.min_exact) == truncate_min(present[0], n, utf8=True)
             assert (page.max_value, page.max_exact) == truncate_max(present[-1], n, utf8=True)
+
+
+def test_page_boundaries_that_do_not_fit_are_refused():
+    from nanstats.errors import ParquetFormatError
+    from nanstats.parquet.string_stats import string_stats_for_array
+
+    values = pa.array(["a", "b"])
+    with pytest.raises(ParquetFormatError, match="2 values but no data page"):
+        string_stats_for_array(values, [], None, 3, path="f.parquet", where="row group 0")
+    with pytest.raises(ValueError, match="strictly increasing"):
+        string_stats(values, page_starts=[0, 1, 1], n=3)
+    with pytest.raises(ValueError, match="truncate"):
+        string_stats(values, page_starts=[0], n=0)
