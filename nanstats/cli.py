@@ -1,7 +1,7 @@
 """The ``nanstats`` command line (also ``python -m nanstats``).
 
     nanstats inspect FILE [--json]
-    nanstats upgrade SRC DST [--order ieee754|type_order]     (files or folders)
+    nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N]   (files or folders)
     nanstats prune FILE --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
     nanstats demo [--input DIR] [--output DIR] [--master URL] [--rows N]
 
@@ -46,6 +46,12 @@ def _pairs(src: str, dst: str) -> list[tuple[str, str]]:
     return [(src, dst)]
 
 
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of bytes, got {text!r}")
+    return int(text)
+
+
 def _upgrade(args: argparse.Namespace) -> int:
     from nanstats.parquet.upgrade import upgrade
 
@@ -68,11 +74,13 @@ def _upgrade(args: argparse.Namespace) -> int:
         for src, dst in pairs:
             try:
                 os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
-                report = upgrade(src, dst, args.order)
+                report = upgrade(src, dst, args.order, truncate=args.truncate)
                 reports.append(report.to_dict())
                 if not args.json and progress is None:
                     print(f"{src} -> {dst}: upgraded {', '.join(report.upgraded) or 'nothing'}"
-                          + (f"; skipped {', '.join(report.skipped)}" if report.skipped else ""))
+                          + (f"; skipped {', '.join(report.skipped)}" if report.skipped else "")
+                          + (f"; truncated bounds of {', '.join(report.truncated)}"
+                             if report.truncated else ""))
             except (NanstatsError, OSError) as exc:
                 failed.append((src, str(exc)))
             if progress:
@@ -135,6 +143,8 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument("src", help="a Parquet file or a folder of them")
     u.add_argument("dst", help="the new file, or the folder that mirrors src")
     u.add_argument("--order", choices=["ieee754", "type_order"], default="ieee754")
+    u.add_argument("--truncate", type=_positive_int, metavar="N",
+                   help="also rewrite string columns' statistics, bounds cut to N bytes")
     u.add_argument("--json", action="store_true", help="machine-readable output")
     u.set_defaults(run=_upgrade)
     r = sub.add_parser("prune", help="which row groups and pages a predicate may skip")

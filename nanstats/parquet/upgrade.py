@@ -9,6 +9,13 @@ moves is recomputed.  The output goes to a temporary file beside ``dst``,
 flushed, fsynced and renamed over ``dst``: the source is never modified and
 a failure never leaves a partial ``dst``.
 
+With ``truncate=N``, STRING columns outside lists get the same treatment (chunk and
+page header statistics, ColumnIndex, OffsetIndex), their bounds recomputed
+from the values and cut to at most N bytes (see
+:mod:`nanstats.parquet.string_stats`).  For every rewritten chunk, what to
+write is computed by ``prepare`` (in a worker thread, one row group ahead);
+``_write_chunk`` only writes it.
+
 Layout of the output: ``PAR1``, the row groups' column chunks (in leaf
 order), the bloom filters, all ColumnIndexes, all OffsetIndexes, the footer.
 
@@ -46,6 +53,14 @@ from nanstats.parquet.footer import MAGIC, Footer, LeafColumn, read_footer
 from nanstats.parquet.page_index import read_page_index
 from nanstats.parquet.pages import Page, check_offset_index_pages, chunk_range, read_pages
 from nanstats.parquet.recompute import ChunkStats, leaf_arrays, stats_for_array
+from nanstats.parquet.string_stats import (
+    StringBounds,
+    StringChunkStats,
+    check_truncate,
+    is_string_leaf,
+    string_leaf_arrays,
+    string_stats_for_array,
+)
 from nanstats.parquet.thrift_codec import decode, encode, pq
 from nanstats.stats import EncodedStatistics
 from nanstats.stats_table import StatsTable
@@ -57,6 +72,8 @@ _BOUNDARY_ORDERS = {
     "ASCENDING": pq.BOUNDARY_ASCENDING,
     "DESCENDING": pq.BOUNDARY_DESCENDING,
 }
+#: ColumnSummary.action of a string column rewritten with truncated bounds.
+TRUNCATED = "upgraded (truncated bounds)"
 _BATCH = 1 << 24  # bytes queued before a write; larger pieces go by copy_file_range
 _IOV_MAX = 1024
 
@@ -65,9 +82,11 @@ _IOV_MAX = 1024
 class ColumnSummary:
     """What upgrade did to one leaf column, over all row groups.
 
-    ``action`` is ``'upgraded'`` (float statistics rewritten), ``'copied'``
-    (a non-float column, kept as it was) or ``'skipped'`` (a repeated float
-    column, kept as it was).  ``column_index_row_groups`` counts the row
+    ``action`` is ``'upgraded'`` (float statistics rewritten),
+    ``'upgraded (truncated bounds)'`` (a string column's statistics
+    recomputed with bounds of at most ``truncate`` bytes; ``nan_count`` is
+    None), ``'copied'`` (any other column, kept as it was) or ``'skipped'``
+    (a repeated float column, kept as it was).  ``column_index_row_groups`` counts the row
     groups that got a ColumnIndex; ``reason`` says why the others did not.
     """
 
@@ -106,11 +125,17 @@ class UpgradeReport:
     bytes_out: int
     bloom_filters: int
     notes: tuple[str, ...] = field(default=())
+    truncate: int | None = None
 
     @property
     def upgraded(self) -> tuple[str, ...]:
         """Names of the columns whose float statistics were rewritten."""
         return tuple(c.name for c in self.columns if c.action == "upgraded")
+
+    @property
+    def truncated(self) -> tuple[str, ...]:
+        """Names of the string columns whose statistics got truncated bounds."""
+        return tuple(c.name for c in self.columns if c.action == TRUNCATED)
 
     @property
     def skipped(self) -> tuple[str, ...]:
@@ -123,6 +148,7 @@ class UpgradeReport:
         d["columns"] = [c.to_dict() for c in self.columns]
         d["notes"] = list(self.notes)
         d["skipped"] = list(self.skipped)
+        d["truncated"] = list(self.truncated)
         return d
 
     def __repr__(self) -> str:
@@ -199,13 +225,124 @@ def column_index_struct(ci: ColumnIndex, like: Any = None) -> Any:
         null_counts=list(ci.null_counts),
         nan_counts=list(ci.nan_counts),
     )
-    if like is not None:
-        n = len(ci)
-        for name in ("repetition_level_histograms", "definition_level_histograms"):
-            hist = getattr(like, name)
-            if hist and len(like.null_pages or ()) == n:
-                setattr(out, name, list(hist))
+    _copy_level_histograms(out, like)
     return out
+
+
+def _copy_level_histograms(out: Any, like: Any) -> None:
+    """Copy the level histograms of ``like`` (the old ColumnIndex) into ``out``.
+
+    Only when the page count is unchanged: the pages are the same, so the
+    histograms still describe them.
+    """
+    if like is None:
+        return
+    n = len(out.null_pages)
+    for name in ("repetition_level_histograms", "definition_level_histograms"):
+        hist = getattr(like, name)
+        if hist and len(like.null_pages or ()) == n:
+            setattr(out, name, list(hist))
+
+
+def string_statistics_struct(bounds: StringBounds) -> Any:
+    """The Thrift ``Statistics`` struct nanstats writes for (truncated) string bounds.
+
+    ``null_count`` always; ``min_value``/``max_value`` with honest
+    ``is_min/max_value_exact`` unless every value is null; no ``nan_count``
+    (strings have none) and never the deprecated ``min``/``max``.
+
+    >>> import pyarrow as pa
+    >>> from nanstats.parquet.string_stats import bounds_of
+    >>> st = string_statistics_struct(bounds_of(pa.array(["Marvin", "Eddie"]), 4))
+    >>> st.min_value, st.is_min_value_exact, st.max_value, st.is_max_value_exact, st.nan_count
+    (b'Eddi', False, b'Marw', False, None)
+    """
+    st = pq.Statistics(null_count=bounds.null_count)
+    if not bounds.all_null:
+        st.min_value, st.max_value = bounds.min_value, bounds.max_value
+        st.is_min_value_exact, st.is_max_value_exact = bounds.min_exact, bounds.max_exact
+    return st
+
+
+def string_column_index_struct(cs: StringChunkStats, like: Any = None) -> Any:
+    """The Thrift ``ColumnIndex`` of a string chunk's truncated page bounds.
+
+    Null pages get empty bounds; ``boundary_order`` comes from the stored
+    (truncated) bounds; level histograms are copied from ``like`` (the old
+    ColumnIndex) when it has as many pages.
+
+    >>> import pyarrow as pa
+    >>> from nanstats.parquet.string_stats import string_stats
+    >>> cs = string_stats(pa.array(["ab", None, "abc"]), page_starts=[0, 1, 2], n=2)
+    >>> s = string_column_index_struct(cs)
+    >>> s.null_pages, s.min_values, s.max_values, s.boundary_order, s.null_counts
+    ([False, True, False], [b'ab', b'', b'ab'], [b'ab', b'', b'ac'], 1, [0, 1, 0])
+    """
+    out = pq.ColumnIndex(
+        null_pages=[p.all_null for p in cs.pages],
+        min_values=[p.min_value or b"" for p in cs.pages],
+        max_values=[p.max_value or b"" for p in cs.pages],
+        boundary_order=_BOUNDARY_ORDERS[cs.boundary_order()],
+        null_counts=[p.null_count for p in cs.pages],
+    )
+    _copy_level_histograms(out, like)
+    return out
+
+
+@dataclass(frozen=True)
+class _NewStatistics:
+    """The statistics to write for one column chunk, computed before it is written.
+
+    ``pages`` holds the Statistics struct of each data page (file order),
+    ``chunk`` the chunk's; ``column_index`` the encoded ColumnIndex, or None
+    with ``refusal`` saying why; ``page_starts`` the first row of each data
+    page (for the OffsetIndex); the counts feed the report (``nan_count`` is
+    None for strings).
+    """
+
+    pages: list[Any]
+    chunk: Any
+    column_index: bytes | None
+    refusal: str | None
+    page_starts: list[int]
+    num_values: int
+    null_count: int
+    nan_count: int | None
+
+
+def _has_data_pages(pages: list[Page]) -> bool:
+    return any(p.is_data for p in pages)
+
+
+def _float_statistics(cs: ChunkStats, pages: list[Page], old_ci: Any, order: ColumnOrderName,
+                      policy: TypeOrderPolicy) -> _NewStatistics:
+    """What to write for a float chunk under ``order``/``policy``."""
+    encoded = refusal = None
+    if _has_data_pages(pages):
+        ci = ColumnIndex.from_table(cs.pages, order, policy=policy)
+        if ci is None:
+            refusal = column_index_refusal(cs.pages, order, policy)
+        else:
+            encoded = encode(column_index_struct(ci, old_ci))
+    else:
+        refusal = "the chunk has no data pages"
+    return _NewStatistics(page_statistics(cs.pages, order, policy),
+                          statistics_struct(cs.chunk.statistics(order, policy=policy)),
+                          encoded, refusal, cs.page_starts.tolist(), cs.chunk.num_values,
+                          cs.chunk.null_count, cs.chunk.nan_count)
+
+
+def _string_statistics(cs: StringChunkStats, pages: list[Page], old_ci: Any) -> _NewStatistics:
+    """What to write for a string chunk: truncated bounds, a ColumnIndex if it has pages."""
+    encoded = refusal = None
+    if _has_data_pages(pages):
+        encoded = encode(string_column_index_struct(cs, old_ci))
+    else:
+        refusal = "the chunk has no data pages"
+    return _NewStatistics([string_statistics_struct(p) for p in cs.pages],
+                          string_statistics_struct(cs.chunk), encoded, refusal,
+                          cs.page_starts.tolist(), cs.chunk.num_values, cs.chunk.null_count,
+                          None)
 
 
 @dataclass
@@ -220,12 +357,11 @@ class _Chunk:
     ci: Any
     oi: Any
     ci_raw: bytes | None
-    stats: ChunkStats | None = None
+    stats: _NewStatistics | None = None  # None: copied as it was
     new: Any = None  # pq.ColumnChunk
     new_ci: bytes | None = None
     new_oi: bytes | None = None
     bloom: bytes | None = None
-    ci_refusal: str | None = None
     path: str = ""
 
 
@@ -298,7 +434,7 @@ def _umask() -> int:
 
 def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
             order: ColumnOrderName = "ieee754", *, policy: TypeOrderPolicy = "safe",
-            progress: Any = None) -> UpgradeReport:
+            progress: Any = None, truncate: int | None = None) -> UpgradeReport:
     """Write ``dst``: the data of ``src`` with correct float statistics under ``order``.
 
     ``order='ieee754'`` sets the IEEE_754_TOTAL_ORDER column order of every
@@ -310,12 +446,24 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     repeated float columns are copied as they were and listed in
     ``UpgradeReport.skipped``.
 
+    ``truncate=N`` (a positive int) also rewrites every BYTE_ARRAY column
+    annotated STRING/UTF8 that is not repeated (flat or inside structs;
+    ``UpgradeReport.truncated``): chunk and
+    page header statistics, a ColumnIndex and an OffsetIndex from the
+    decoded values, each bound shortened to at most N bytes in UTF-8 mode
+    (bounds stay valid UTF-8, as parquet-java writes them; see
+    :mod:`nanstats.parquet.string_stats`) with honest
+    ``is_min/max_value_exact`` flags, and ``boundary_order`` taken from the
+    stored bounds.  Without it string columns are copied as they were.
+
     ``progress`` is an optional callable ``(done_bytes, total_bytes)`` or a
     ``rich.progress.Progress``.  Raises UnsupportedParquetError for
     encrypted files, ParquetFormatError for corrupt ones, ValueError when
     ``src`` and ``dst`` are the same file.  See the module example.
     """
     check_order(order, policy)
+    if truncate is not None:
+        truncate = check_truncate(truncate)
     src, dst = os.fspath(src), os.fspath(dst)
     if _same_file(src, dst):
         raise ValueError(f"upgrade writes a new file: src and dst are the same file ({src!r})")
@@ -328,7 +476,7 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
             with open(src, "rb") as f:
                 w = _Writer(fd, f.fileno())
                 try:
-                    report = _upgrade(f, src, w, dst, order, policy, progress)
+                    report = _upgrade(f, src, w, dst, order, policy, progress, truncate)
                     w.flush()
                 finally:
                     w.wait_for_writeback()
@@ -490,7 +638,7 @@ class _Writer:
 
 
 def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderName,
-             policy: TypeOrderPolicy, progress: Any) -> UpgradeReport:
+             policy: TypeOrderPolicy, progress: Any, truncate: int | None) -> UpgradeReport:
     import pyarrow.parquet as papq
 
     footer = read_footer(f)
@@ -499,7 +647,9 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
     report_progress = _progress_callback(progress, footer.file_size)
     eligible = [c.index for c in footer.columns
                 if c.float_type is not None and c.max_repetition_level == 0]
-    parquet_file = papq.ParquetFile(src) if eligible else None
+    strings = [] if truncate is None else \
+        [c.index for c in footer.columns if is_string_leaf(footer, c)]
+    parquet_file = papq.ParquetFile(src) if eligible or strings else None
     w.write(MAGIC)
     totals = {c.index: _ColumnTotals() for c in footer.columns}
     notes: list[str] = []
@@ -509,14 +659,25 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
     row_groups = meta.row_groups or []
 
     def prepare(g: int) -> list[_Chunk]:
-        """Walk the pages of row group g, decode its float columns, run the kernels."""
+        """Walk the pages of row group g, decode the columns to rewrite, compute what
+        to write for them (float statistics by the kernels, truncated string bounds)."""
         chunks = [_read_chunk(f, footer, g, leaf) for leaf in footer.columns]
         if eligible:
             arrays = leaf_arrays(parquet_file, footer, g, eligible)
             for leaf in eligible:
                 ch = chunks[leaf]
-                ch.stats = stats_for_array(arrays.pop(leaf), ch.pages, ch.oi, path=footer.path,
-                                           where=f"row group {g}, column {ch.leaf.name!r}")
+                cs = stats_for_array(arrays.pop(leaf), ch.pages, ch.oi, path=footer.path,
+                                     where=f"row group {g}, column {ch.leaf.name!r}")
+                ch.stats = _float_statistics(cs, ch.pages, ch.ci, order, policy)
+        if strings:
+            assert truncate is not None
+            arrays = string_leaf_arrays(parquet_file, footer, g, strings)
+            for leaf in strings:
+                ch = chunks[leaf]
+                ss = string_stats_for_array(arrays.pop(leaf), ch.pages, ch.oi, truncate,
+                                            path=footer.path,
+                                            where=f"row group {g}, column {ch.leaf.name!r}")
+                ch.stats = _string_statistics(ss, ch.pages, ch.ci)
         return chunks
 
     # A worker prepares row group g + 1 (pyarrow and the kernels release the
@@ -532,7 +693,7 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
             chunks = pending.result()
             pending = pool.submit(prepare, g + 1) if g + 1 < len(row_groups) else None
             for ch in chunks:
-                _write_chunk(w, ch, order, policy)
+                _write_chunk(w, ch)
                 _account(totals[ch.leaf.index], ch)
                 done += ch.length
                 if report_progress is not None:
@@ -567,10 +728,11 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
     w.write(len(raw).to_bytes(4, "little") + MAGIC)
     if report_progress is not None:
         report_progress(footer.file_size, footer.file_size)
-    columns = tuple(_summary(c, totals[c.index], len(all_chunks), c.index in eligible)
+    columns = tuple(_summary(c, totals[c.index], len(all_chunks), c.index in eligible,
+                             truncate if c.index in strings else None)
                     for c in footer.columns)
     return UpgradeReport(src, dst, order, policy, columns, len(all_chunks), footer.file_size,
-                         w.pos, blooms, tuple(notes))
+                         w.pos, blooms, tuple(notes), truncate)
 
 
 def _read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn) -> _Chunk:
@@ -586,11 +748,11 @@ def _read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn) -> _Chun
     return _Chunk(leaf, old, start, length, pages, ci, oi, ci_raw, path=footer.path)
 
 
-def _write_chunk(w: _Writer, ch: _Chunk, order: ColumnOrderName,
-                 policy: TypeOrderPolicy) -> None:
+def _write_chunk(w: _Writer, ch: _Chunk) -> None:
+    """Write one chunk: pages copied, headers and indexes rewritten from ``ch.stats``."""
     path = ch.path
     new_start = w.pos
-    page_stats = iter(page_statistics(ch.stats.pages, order, policy)) if ch.stats else None
+    page_stats = iter(ch.stats.pages) if ch.stats is not None else None
     delta = 0  # change in header bytes
     shift = 0  # where the pages of a chunk copied whole moved by
     locations: list[tuple[int, int]] = []  # new (offset, size) of each data page
@@ -635,7 +797,7 @@ def _write_chunk(w: _Writer, ch: _Chunk, order: ColumnOrderName,
     if old_meta.total_uncompressed_size is not None:
         new_meta.total_uncompressed_size = old_meta.total_uncompressed_size + delta
     if ch.stats is not None:
-        new_meta.statistics = statistics_struct(ch.stats.chunk.statistics(order, policy=policy))
+        new_meta.statistics = ch.stats.chunk
     new = copy.copy(ch.old)
     new.meta_data = new_meta
     old_end = ch.start + ch.length
@@ -646,21 +808,15 @@ def _write_chunk(w: _Writer, ch: _Chunk, order: ColumnOrderName,
     ch.new = new
     # Page index.
     if ch.stats is not None:
+        ch.new_ci = ch.stats.column_index
         if locations:
-            ci = ColumnIndex.from_table(ch.stats.pages, order, policy=policy)
-            if ci is None:
-                ch.ci_refusal = column_index_refusal(ch.stats.pages, order, policy)
-            else:
-                ch.new_ci = encode(column_index_struct(ci, ch.ci))
-            firsts = ch.stats.page_starts.tolist()
+            firsts = ch.stats.page_starts
             extra = ch.oi.unencoded_byte_array_data_bytes if ch.oi is not None else None
             ch.new_oi = encode(pq.OffsetIndex(
                 page_locations=[pq.PageLocation(offset=o, compressed_page_size=s,
                                                 first_row_index=r)
                                 for (o, s), r in zip(locations, firsts, strict=True)],
                 unencoded_byte_array_data_bytes=extra))
-        else:
-            ch.ci_refusal = "the chunk has no data pages"
     else:
         ch.new_ci = ch.ci_raw
         if ch.oi is not None:
@@ -674,18 +830,20 @@ def _write_chunk(w: _Writer, ch: _Chunk, order: ColumnOrderName,
 
 def _account(t: _ColumnTotals, ch: _Chunk) -> None:
     t.rows += int(ch.old.meta_data.num_values or 0) if ch.stats is None else \
-        ch.stats.chunk.num_values
+        ch.stats.num_values
     t.pages += sum(1 for p in ch.pages if p.is_data)
     if ch.stats is not None:
-        t.nans += ch.stats.chunk.nan_count
-        t.nulls += ch.stats.chunk.null_count
+        t.nans += ch.stats.nan_count or 0
+        t.nulls += ch.stats.null_count
     if ch.new_ci is not None:
         t.ci_row_groups += 1
-    elif ch.ci_refusal is not None and ch.ci_refusal not in t.reasons:
-        t.reasons.append(ch.ci_refusal)
+    elif ch.stats is not None and ch.stats.refusal is not None \
+            and ch.stats.refusal not in t.reasons:
+        t.reasons.append(ch.stats.refusal)
 
 
-def _summary(col: LeafColumn, t: _ColumnTotals, row_groups: int, eligible: bool) -> ColumnSummary:
+def _summary(col: LeafColumn, t: _ColumnTotals, row_groups: int, eligible: bool,
+             truncate: int | None) -> ColumnSummary:
     from nanstats.parquet.footer import PHYSICAL_NAMES
 
     ptype = col.float_type.physical_type if col.float_type is not None else \
@@ -694,6 +852,9 @@ def _summary(col: LeafColumn, t: _ColumnTotals, row_groups: int, eligible: bool)
         reason = "; ".join(t.reasons) or None
         return ColumnSummary(col.name, ptype, "upgraded", t.rows, t.pages, t.nans, t.nulls,
                              t.ci_row_groups, row_groups, reason)
+    if truncate is not None:
+        return ColumnSummary(col.name, ptype, TRUNCATED, t.rows, t.pages, None, t.nulls,
+                             t.ci_row_groups, row_groups, "; ".join(t.reasons) or None)
     if col.float_type is not None:
         return ColumnSummary(col.name, ptype, "skipped", t.rows, t.pages, None, None,
                              t.ci_row_groups, row_groups,
@@ -767,5 +928,6 @@ def _column_orders(footer: Footer, eligible: list[int], order: ColumnOrderName) 
     return orders
 
 
-__all__ = ["ColumnSummary", "UpgradeReport", "column_index_struct", "page_statistics",
-           "statistics_struct", "upgrade"]
+__all__ = ["TRUNCATED", "ColumnSummary", "UpgradeReport", "column_index_struct",
+           "page_statistics", "statistics_struct", "string_column_index_struct",
+           "string_statistics_struct", "upgrade"]

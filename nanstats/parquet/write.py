@@ -21,18 +21,19 @@ import tempfile
 from typing import Any
 
 from nanstats.order_rules import ColumnOrderName, TypeOrderPolicy, check_order
+from nanstats.parquet.string_stats import check_truncate
 from nanstats.parquet.upgrade import UpgradeReport, upgrade
 
 
 def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName = "ieee754",
                 *, policy: TypeOrderPolicy = "safe", progress: Any = None,
-                **pyarrow_options: Any) -> UpgradeReport:
+                truncate: int | None = None, **pyarrow_options: Any) -> UpgradeReport:
     """Write ``table`` (a ``pyarrow.Table``) to ``path`` with nanstats' float statistics.
 
     ``pyarrow_options`` go to ``pyarrow.parquet.write_table``
     (``write_page_index`` defaults to True, so every column keeps a page
-    index).  ``order`` and ``policy`` are as for
-    :func:`~nanstats.parquet.upgrade.upgrade`.  Returns its UpgradeReport
+    index).  ``order``, ``policy`` and ``truncate`` (string bounds of at
+    most that many bytes) are as for :func:`~nanstats.parquet.upgrade.upgrade`.  Returns its UpgradeReport
     (whose ``src`` names the temporary pyarrow file, removed on return).
     See the module example.
     """
@@ -40,6 +41,8 @@ def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName
     import pyarrow.parquet as papq
 
     check_order(order, policy)
+    if truncate is not None:
+        check_truncate(truncate)
     if not isinstance(table, pa.Table):
         raise TypeError(f"table must be a pyarrow.Table, not {type(table).__name__}")
     path = os.fspath(path)
@@ -50,7 +53,7 @@ def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName
     os.close(fd)
     try:
         papq.write_table(table, tmp, **pyarrow_options)
-        return upgrade(tmp, path, order, policy=policy, progress=progress)
+        return upgrade(tmp, path, order, policy=policy, progress=progress, truncate=truncate)
     finally:
         try:
             os.unlink(tmp)

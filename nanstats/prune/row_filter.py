@@ -69,6 +69,8 @@ def _load(table: Any, name: str) -> _Values:
     import pyarrow as pa
 
     arr = _column(table, name)
+    if pa.types.is_dictionary(arr.type):  # read_dictionary=..., or a categorical
+        arr = arr.dictionary_decode()
     t = arr.type
     null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     if pa.types.is_floating(t):

@@ -1,0 +1,258 @@
+"""Truncated statistics of a STRING column chunk and of each of its pages.
+
+For a BYTE_ARRAY column annotated STRING (or UTF8), pyarrow decodes the
+values; each data page's true minimum and maximum (byte-wise, unsigned: the
+order Parquet defines for strings) are shortened to at most ``n`` bytes with
+:func:`~nanstats.prune.byte_bounds.truncate_min` /
+:func:`~nanstats.prune.byte_bounds.truncate_max` in UTF-8 mode, as
+parquet-java does for strings: the stored bounds stay valid UTF-8 (a cut
+never falls inside a character; a maximum has its last kept character
+incremented), and ``min_exact``/``max_exact`` say whether a bound is the
+value itself.  A value that is not valid UTF-8 is truncated byte-wise, which
+is still a correct bound.  UTF-8 truncation is not monotonic, so a chunk's
+``boundary_order`` is derived from the stored bounds, never assumed.
+
+Page boundaries come from the OffsetIndex (``first_row_index``) when there is
+one, else from the page headers' value counts, as for float columns.
+
+>>> import pyarrow as pa
+>>> values = pa.array(["Arthur", "Ford", None, "Zaphod", "Trillian"])
+>>> cs = string_stats(values, page_starts=[0, 2, 4], n=3)
+>>> cs.chunk
+StringBounds(num_values=5, null_count=1, min=b'Art' (truncated), max=b'Zaq' (truncated))
+>>> [(p.min_value, p.max_value) for p in cs.pages]
+[(b'Art', b'Fos'), (b'Zap', b'Zaq'), (b'Tri', b'Trj')]
+>>> cs.boundary_order()
+'UNORDERED'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from nanstats.column_index import BoundaryOrder, boundary_order
+from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.parquet.footer import Footer, LeafColumn
+from nanstats.parquet.pages import Page
+from nanstats.parquet.recompute import _combine, _leaf_of, page_row_starts
+from nanstats.parquet.thrift_codec import pq
+from nanstats.prune.byte_bounds import truncate_max, truncate_min
+from nanstats.prune.reading_rules import leaf_kind
+from nanstats.stats_table import page_starts_for
+
+
+@dataclass(frozen=True)
+class StringBounds:
+    """Counts and truncated bounds of one scope (a page or a chunk).
+
+    ``min_value``/``max_value`` are None when every value is null (or the
+    scope is empty); ``min_exact``/``max_exact`` are True exactly when the
+    stored bound is the true minimum/maximum itself.
+    """
+
+    num_values: int
+    null_count: int
+    min_value: bytes | None
+    max_value: bytes | None
+    min_exact: bool
+    max_exact: bool
+
+    @property
+    def all_null(self) -> bool:
+        """True when the scope holds no non-null value."""
+        return self.min_value is None
+
+    def __repr__(self) -> str:
+        if self.all_null:
+            return f"StringBounds(num_values={self.num_values}, null_count={self.null_count})"
+
+        def show(value: bytes | None, exact: bool) -> str:
+            return f"{value!r}" + ("" if exact else " (truncated)")
+
+        return (f"StringBounds(num_values={self.num_values}, null_count={self.null_count}, "
+                f"min={show(self.min_value, self.min_exact)}, "
+                f"max={show(self.max_value, self.max_exact)})")
+
+
+@dataclass(frozen=True, eq=False)
+class StringChunkStats:
+    """Truncated statistics of one string column chunk.
+
+    ``chunk`` covers the whole chunk, ``pages`` has one entry per data page
+    (in file order), ``page_starts`` the row at which each data page starts,
+    ``n`` the truncation length in bytes.
+    """
+
+    chunk: StringBounds
+    pages: tuple[StringBounds, ...]
+    page_starts: npt.NDArray[np.int64]
+    n: int
+
+    def boundary_order(self) -> BoundaryOrder:
+        """The ColumnIndex boundary order of the stored (truncated) page bounds.
+
+        Null pages are left out; bytes compare as unsigned bytes.
+        """
+        kept = [p for p in self.pages if not p.all_null]
+        mins = np.array([p.min_value for p in kept], dtype=object)
+        maxs = np.array([p.max_value for p in kept], dtype=object)
+        return boundary_order(mins, maxs)  # works on any ordered values (bytes here)
+
+
+def check_truncate(n: Any) -> int:
+    """``n`` when it is a usable truncation length (a positive int), else ValueError.
+
+    >>> check_truncate(16)
+    16
+    >>> check_truncate(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: truncate must be a positive int (bytes), not 0
+    """
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise ValueError(f"truncate must be a positive int (bytes), not {n!r}")
+    return int(n)
+
+
+def is_string_leaf(footer: Footer, leaf: LeafColumn) -> bool:
+    """True for a BYTE_ARRAY leaf annotated STRING or UTF8, not repeated (flat or in structs)."""
+    return (leaf.physical_type == pq.TYPE_BYTE_ARRAY and leaf.max_repetition_level == 0
+            and leaf_kind(footer, leaf) == "bytes")
+
+
+def _as_binary(array: Any) -> Any:
+    """The values as one large_binary Array (bytes, unsigned order), nulls kept."""
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    return array.cast(pa.large_binary())
+
+
+def bounds_of(values: Any, n: int) -> StringBounds:
+    """Counts and bounds (truncated to ``n`` bytes, UTF-8 mode) of a string/binary Array.
+
+    >>> import pyarrow as pa
+    >>> bounds_of(pa.array(["Zoë", "Eccentrica"]), 3)
+    StringBounds(num_values=2, null_count=0, min=b'Ecc' (truncated), max=b'Zp' (truncated))
+    >>> bounds_of(pa.array([None], pa.string()), 3)
+    StringBounds(num_values=1, null_count=1)
+    """
+    import pyarrow.compute as pc
+
+    values = _as_binary(values)
+    extremes = pc.min_max(values)
+    return _truncated(len(values), values.null_count, extremes["min"].as_py(),
+                      extremes["max"].as_py(), n)
+
+
+def _truncated(num_values: int, null_count: int, lo: bytes | None, hi: bytes | None,
+               n: int) -> StringBounds:
+    if lo is None or hi is None:
+        return StringBounds(num_values, null_count, None, None, False, False)
+    lo_bound, lo_exact = truncate_min(lo, n, utf8=True)
+    hi_bound, hi_exact = truncate_max(hi, n, utf8=True)
+    return StringBounds(num_values, null_count, lo_bound, hi_bound, lo_exact, hi_exact)
+
+
+def string_stats(values: Any, *, page_starts: npt.ArrayLike, n: int) -> StringChunkStats:
+    """Truncated statistics of a chunk's values split into pages at ``page_starts``.
+
+    ``values`` is a pyarrow string or binary (Chunked)Array (dictionary
+    arrays are decoded); ``page_starts`` must start at 0 and increase
+    strictly.  The chunk's bounds are the truncated extremes of the page
+    extremes.  See the module example.
+    """
+    import pyarrow.compute as pc
+
+    n = check_truncate(n)
+    values = _as_binary(values)
+    starts = page_starts_for(len(values), page_starts=np.asarray(page_starts, dtype=np.int64))
+    ends = [*starts[1:].tolist(), len(values)]
+    pages = []
+    lows: list[bytes] = []
+    highs: list[bytes] = []
+    for start, end in zip(starts.tolist(), ends, strict=True):
+        page = values.slice(start, end - start)
+        extremes = pc.min_max(page)
+        lo, hi = extremes["min"].as_py(), extremes["max"].as_py()
+        if lo is not None:
+            lows.append(lo)
+            highs.append(hi)
+        pages.append(_truncated(len(page), page.null_count, lo, hi, n))
+    chunk = _truncated(len(values), values.null_count, min(lows, default=None),
+                       max(highs, default=None), n)
+    return StringChunkStats(chunk, tuple(pages), starts, n)
+
+
+def string_stats_for_array(array: Any, pages: list[Page], offset_index: Any, n: int, *,
+                           path: str, where: str) -> StringChunkStats:
+    """StringChunkStats from a chunk's decoded values and its pages.
+
+    Page boundaries as :func:`~nanstats.parquet.recompute.stats_for_array`
+    takes them; ``path``/``where`` label ParquetFormatError when they do not
+    fit the values.  A chunk without data pages has no page entries.
+    """
+    count = len(array)
+    starts = page_row_starts(pages, offset_index)
+    data_pages = sum(1 for p in pages if p.is_data)
+    if offset_index is not None and len(starts) != data_pages:
+        raise ParquetFormatError(
+            f"{where}: the OffsetIndex lists {len(starts)} pages, the chunk has {data_pages} "
+            "data pages", path=path)
+    if data_pages == 0 and count > 0:
+        raise ParquetFormatError(f"{where}: {count} values but no data page", path=path)
+    try:
+        page_starts_for(count, page_starts=starts)
+    except ValueError as exc:
+        raise ParquetFormatError(f"{where}: page boundaries do not fit the {count} values of "
+                                 f"the chunk ({exc})", path=path) from None
+    cs = string_stats(array, page_starts=starts, n=n)
+    if data_pages == 0:  # an empty chunk: no page entries
+        return StringChunkStats(cs.chunk, (), cs.page_starts[:0], cs.n)
+    return cs
+
+
+def string_leaf_arrays(parquet_file: Any, footer: Footer, row_group: int,
+                       leaves: Sequence[int]) -> dict[int, Any]:
+    """The values of several STRING leaves of one row group, decoded in one pyarrow call.
+
+    Leaves inside optional structs are flattened (null wherever an ancestor
+    is null), as :func:`~nanstats.parquet.recompute.leaf_arrays` does for
+    floats.  Returns ``{leaf: pyarrow.Array}``.
+    """
+    import pyarrow as pa
+
+    cols = [footer.columns[leaf] for leaf in leaves]
+    for col in cols:
+        if not is_string_leaf(footer, col):
+            raise UnsupportedParquetError(f"column {col.name!r} is not a flat STRING column")
+    table = parquet_file.read_row_group(row_group, columns=[c.name for c in cols],
+                                        use_threads=True)
+    out = {}
+    for leaf, col in zip(leaves, cols, strict=True):
+        chunks = _leaf_of(table.column(col.path[0]), col.path[1:])
+        arr = _combine(chunks, chunks[0].type) if chunks else None
+        value_type = arr.type.value_type if arr is not None and \
+            pa.types.is_dictionary(arr.type) else getattr(arr, "type", None)
+        if value_type is None or not (pa.types.is_string(value_type)
+                                      or pa.types.is_large_string(value_type)
+                                      or pa.types.is_string_view(value_type)
+                                      or pa.types.is_binary(value_type)
+                                      or pa.types.is_large_binary(value_type)
+                                      or pa.types.is_binary_view(value_type)):
+            raise UnsupportedParquetError(f"column {col.name!r} reads as {value_type}, not a "
+                                          "string Arrow type")
+        out[leaf] = arr
+    return out
+
+
+__all__ = ["StringBounds", "StringChunkStats", "bounds_of", "check_truncate", "is_string_leaf",
+           "string_leaf_arrays", "string_stats", "string_stats_for_array"]
