@@ -408,3 +408,34 @@ def test_unreadable_input(tmp_path) -> None:
         verify(tmp_path / "bad.parquet")
     results = list(verify_files([str(tmp_path / "bad.parquet")]))
     assert results[0][1] is None and isinstance(results[0][2], ParquetFormatError)
+
+
+def test_column_index_with_more_entries_than_pages(ieee, tmp_path) -> None:
+    ci = column_index(ieee)
+    for name in ("null_pages", "min_values", "max_values", "null_counts", "nan_counts"):
+        getattr(ci, name).append(getattr(ci, name)[0])
+
+    def edit(m, b):
+        set_column_index(m, b, ci)
+        chunk = m.row_groups[0].columns[0]
+        chunk.offset_index_offset = chunk.offset_index_length = None  # nothing to match
+
+    [v] = verify(rewrite(ieee, str(tmp_path / "bad.parquet"), edit))
+    assert (v.kind, v.found, v.expected) == ("column_index_page_count", "5 entries",
+                                             "4 (the data pages)")
+
+
+def test_pages_pyarrow_cannot_decode(tmp_path) -> None:
+    """A corrupt page payload: pyarrow's error becomes a ParquetFormatError."""
+    src = tmp_path / "t.parquet"
+    papq.write_table(pa.table({"x": np.linspace(0, 1, 2000)}), src, compression="snappy",
+                     use_dictionary=False)
+    footer = read_footer(src)
+    with open(src, "rb") as f:
+        page = [p for p in read_pages(f, footer, 0, 0) if p.is_data][0]
+    data = bytearray(src.read_bytes())
+    data[page.data_offset:page.data_offset + 64] = b"\xff" * 64
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(data)
+    with pytest.raises(ParquetFormatError, match="pyarrow cannot decode"):
+        verify(bad)
