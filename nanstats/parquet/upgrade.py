@@ -45,7 +45,7 @@ from nanstats.order_rules import (
 from nanstats.parquet.footer import MAGIC, Footer, LeafColumn, read_footer
 from nanstats.parquet.page_index import read_page_index
 from nanstats.parquet.pages import Page, check_offset_index_pages, chunk_range, read_pages
-from nanstats.parquet.recompute import ChunkStats, leaf_arrays, stats_for_array
+from nanstats.parquet.recompute import ChunkStats, leaf_arrays, open_parquet_file, stats_for_array
 from nanstats.parquet.thrift_codec import decode, encode, pq
 from nanstats.stats import EncodedStatistics
 from nanstats.stats_table import StatsTable
@@ -451,15 +451,13 @@ class _Writer:
 
 def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderName,
              policy: TypeOrderPolicy, progress: Any) -> UpgradeReport:
-    import pyarrow.parquet as papq
-
     footer = read_footer(f)
     _refuse_unsupported(footer)
     meta = footer.metadata
     report_progress = _progress_callback(progress, footer.file_size)
     eligible = [c.index for c in footer.columns
                 if c.float_type is not None and c.max_repetition_level == 0]
-    parquet_file = papq.ParquetFile(src) if eligible else None
+    parquet_file = open_parquet_file(src) if eligible else None
     w.write(MAGIC)
     totals = {c.index: _ColumnTotals() for c in footer.columns}
     notes: list[str] = []

@@ -284,6 +284,28 @@ def test_page_index_mutations(seeds, seed, tmp_path) -> None:
     run()
 
 
+def test_regression_column_name_not_utf8(seeds, tmp_path) -> None:
+    """Found by fuzzing: pyarrow raised UnicodeDecodeError opening a file whose column
+    name is not UTF-8 (verify and upgrade both open the file with pyarrow)."""
+    import io
+
+    from nanstats.parquet.upgrade import upgrade
+
+    data = seeds["pa_index.parquet"]
+    footer = read_footer(io.BytesIO(data))
+    meta = copy.deepcopy(footer.metadata)
+    meta.schema[1].name = b"\xd8"
+    raw = encode(meta)
+    path = tmp_path / "name.parquet"
+    path.write_bytes(data[:footer.metadata_offset] + raw + struct.pack("<I", len(raw)) + b"PAR1")
+    assert inspect(path).columns[0].name == "\ufffd"  # our reader keeps going
+    with pytest.raises(ParquetFormatError, match="pyarrow cannot open the file"):
+        verify(path)
+    with pytest.raises(ParquetFormatError, match="UnicodeDecodeError"):
+        upgrade(path, tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()
+
+
 def test_seeds_are_readable(seeds, tmp_path) -> None:
     """The unmutated seeds read cleanly (so mutations start from valid files)."""
     for name, data in seeds.items():
