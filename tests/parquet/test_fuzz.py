@@ -1,8 +1,8 @@
 """Fuzzing the readers: corrupt footers and page indexes of small real files.
 
-Every mutation (flipped, inserted or overwritten bytes, truncations, a wrong
-footer length, fields of the decoded footer set to hostile values, huge list
-and string sizes) must leave ``read_footer``, ``inspect`` and ``verify`` either
+Every mutation (flipped, inserted or overwritten bytes in the tail, or
+anywhere, truncations, a wrong footer length, fields and lists of the decoded
+footer and page indexes set to hostile values, huge list and string sizes) must leave ``read_footer``, ``inspect`` and ``verify`` either
 succeeding or raising ParquetFormatError / UnsupportedParquetError: never
 another exception, never a hang (hypothesis deadline), never a large
 allocation (tracemalloc peak).
@@ -125,6 +125,22 @@ def byte_mutations(draw: Any, data: bytes) -> bytes:
             (length,) = struct.unpack("<I", bytes(buf[-8:-4]))
             new = draw(st.sampled_from([0, 1, length - 1, length + 1, len(buf), 2**32 - 1]))
             buf[-8:-4] = struct.pack("<I", max(0, min(new, 2**32 - 1)))
+    return bytes(buf)
+
+
+@st.composite
+def anywhere_mutations(draw: Any, data: bytes) -> bytes:
+    """A few bytes overwritten, inserted or flipped anywhere: page headers and payloads too."""
+    buf = bytearray(data)
+    at = draw(st.integers(4, len(buf) - 9))
+    raw = draw(st.binary(min_size=1, max_size=6))
+    kind = draw(st.sampled_from(["overwrite", "insert", "flip"]))
+    if kind == "overwrite":
+        buf[at:at + len(raw)] = raw
+    elif kind == "insert":
+        buf[at:at] = raw
+    else:
+        buf[at] ^= raw[0] or 1
     return bytes(buf)
 
 
@@ -280,6 +296,18 @@ def test_page_index_mutations(seeds, seed, tmp_path) -> None:
     @given(data=st.data())
     def run(data: Any) -> None:
         check_readers(data.draw(page_index_mutations(seeds[seed])), path)
+
+    run()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_anywhere_mutations(seeds, seed, tmp_path) -> None:
+    path = str(tmp_path / "fuzzed.parquet")
+
+    @fuzz_settings(30)
+    @given(data=st.data())
+    def run(data: Any) -> None:
+        check_readers(data.draw(anywhere_mutations(seeds[seed])), path)
 
     run()
 
