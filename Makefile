@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test test-pandas2 demo build bench compare docs lint clean prune-soundness tightness
+.PHONY: test test-pandas2 demo build bench compare docs lint clean prune-soundness tightness fuzz
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
@@ -21,6 +21,13 @@ build: $(STAMP)
 
 test: build
 	$(PY) -m pytest
+
+# The Parquet readers against many corrupt footers and page indexes (random;
+# the suite runs a small fixed set).  NANSTATS_FUZZ_EXAMPLES=N per test.
+NANSTATS_FUZZ_EXAMPLES ?= 20000
+fuzz: build
+	NANSTATS_FUZZ_EXAMPLES=$(NANSTATS_FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider \
+		tests/parquet/test_fuzz.py
 
 # The pandas faces against pandas 2.2 (the main environment has pandas 3).
 PANDAS2_VENV := .venv-pandas2

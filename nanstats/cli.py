@@ -1,13 +1,17 @@
 """The ``nanstats`` command line (also ``python -m nanstats``).
 
-    nanstats inspect FILE [--json]
+    nanstats inspect PATH... [--json]                         (files or folders)
+    nanstats verify PATH... [--json]                          (files or folders)
     nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N]   (files or folders)
     nanstats prune FILE --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
     nanstats demo [--input DIR] [--output DIR] [--master URL] [--rows N]
 
-Exit status: 0 on success, 1 when some files failed, 2 on unusable input
-(missing file, corrupt Parquet, bad arguments).  Errors are one line on
-stderr, never a traceback.
+A folder stands for every ``.parquet`` file under it; with several files a
+progress bar runs on stderr (not with ``--json``).
+
+Exit status: 0 on success, 1 when some files failed (``verify``: when any
+violation is found), 2 on unusable input (missing file, corrupt Parquet, bad
+arguments).  Errors are one line on stderr, never a traceback.
 
 >>> main(["inspect", "/no/such/file.parquet"])
 2
@@ -25,15 +29,116 @@ from typing import Any
 from nanstats.errors import NanstatsError
 
 
+def _expand(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """(the Parquet files named by files and folders, [(path, error)] for missing ones)."""
+    from nanstats.spark.index import list_parquet_files
+
+    files: list[str] = []
+    missing: list[tuple[str, str]] = []
+    for path in paths:
+        if not os.path.exists(path):
+            missing.append((path, f"no such file or folder: {path}"))
+        else:
+            files += list_parquet_files(path)
+    return files, missing
+
+
+def _progress(files: list[str], args: argparse.Namespace, what: str) -> Any:
+    """A rich progress bar on stderr for several files (None for one file or --json)."""
+    if args.json or len(files) < 2:
+        return None
+    try:
+        from rich.console import Console
+        from rich.progress import Progress
+    except ImportError:  # pragma: no cover - rich is a dependency
+        return None
+    progress = Progress(console=Console(stderr=True), transient=True)
+    progress.add_task(what, total=len(files))
+    return progress
+
+
+def _each(files: list[str], progress: Any, run: Any) -> list[tuple[str, Any, str | None]]:
+    """(path, result, None) or (path, None, error) per file, advancing the progress bar."""
+    out: list[tuple[str, Any, str | None]] = []
+    if progress is not None:
+        progress.start()
+    try:
+        for path in files:
+            try:
+                out.append((path, run(path), None))
+            except (NanstatsError, OSError) as exc:
+                out.append((path, None, str(exc)))
+            if progress is not None:
+                progress.advance(progress.task_ids[0])
+    finally:
+        if progress is not None:
+            progress.stop()
+    return out
+
+
 def _inspect(args: argparse.Namespace) -> int:
     from nanstats.parquet.inspect import inspect
 
-    report = inspect(args.file)
+    if len(args.paths) == 1 and not os.path.isdir(args.paths[0]):
+        report = inspect(args.paths[0])  # one file: errors go to main()
+        print(json.dumps(report.to_dict(), indent=1) if args.json else report)
+        return 0
+    files, failed = _expand(args.paths)
+    results = _each(files, _progress(files, args, "inspecting"), inspect)
+    failed += [(path, error) for path, _, error in results if error is not None]
+    reports = [report for _, report, error in results if error is None]
     if args.json:
-        print(json.dumps(report.to_dict(), indent=1))
+        print(json.dumps({"files": [r.to_dict() for r in reports],
+                          "failed": [{"path": p, "error": e} for p, e in failed]}, indent=1))
     else:
-        print(report)
-    return 0
+        print("\n\n".join(str(r) for r in reports))
+    for path, error in failed:
+        print(f"nanstats inspect: {path}: {error}" if path not in error else
+              f"nanstats inspect: {error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from nanstats.parquet.verify import verify
+
+    files, failed = _expand(args.paths)
+    results = _each(files, _progress(files, args, "verifying"), verify)
+    failed += [(path, error) for path, _, error in results if error is not None]
+    violations = [v for _, found, error in results if error is None for v in found]
+    if args.json:
+        print(json.dumps({
+            "files": [{"path": p, "violations": None if e else [v.to_dict() for v in found],
+                       "error": e} for p, found, e in results],
+            "failed": [{"path": p, "error": e} for p, e in failed],
+            "violations": len(violations)}, indent=1))
+    else:
+        _print_violations(violations, sum(1 for _, _, e in results if e is None))
+    for path, error in failed:
+        print(f"nanstats verify: {error}" if path in error else
+              f"nanstats verify: {path}: {error}", file=sys.stderr)
+    if failed:
+        return 2
+    return 1 if violations else 0
+
+
+def _print_violations(violations: list[Any], checked: int) -> None:
+    """A table of the violations (rich), then one summary line."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False)
+    if violations:
+        table = Table("file", "column", "row group", "page", "field", "found", "expected",
+                      "rule", show_lines=False)
+        for v in violations:
+            table.add_row(os.path.basename(v.file), v.column, str(v.row_group),
+                          "" if v.page is None else str(v.page), v.field, v.found,
+                          v.expected, v.rule)
+        console.print(table)
+    files = len({v.file for v in violations})
+    console.print(f"{checked} file(s) checked: " + (
+        f"{len(violations)} violation(s) in {files} file(s)" if violations
+        else "no violations"), highlight=False)
 
 
 def _pairs(src: str, dst: str) -> list[tuple[str, str]]:
@@ -135,10 +240,14 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser of the command line."""
     p = argparse.ArgumentParser(prog="nanstats", description="Float statistics for Parquet.")
     sub = p.add_subparsers(dest="command", required=True)
-    i = sub.add_parser("inspect", help="what a file says about its float columns")
-    i.add_argument("file")
+    i = sub.add_parser("inspect", help="what files say about their float columns")
+    i.add_argument("paths", nargs="+", metavar="PATH", help="Parquet files or folders")
     i.add_argument("--json", action="store_true", help="machine-readable output")
     i.set_defaults(run=_inspect)
+    v = sub.add_parser("verify", help="check float statistics against the data and the rules")
+    v.add_argument("paths", nargs="+", metavar="PATH", help="Parquet files or folders")
+    v.add_argument("--json", action="store_true", help="machine-readable output")
+    v.set_defaults(run=_verify)
     u = sub.add_parser("upgrade", help="rewrite files with correct float statistics")
     u.add_argument("src", help="a Parquet file or a folder of them")
     u.add_argument("dst", help="the new file, or the folder that mirrors src")

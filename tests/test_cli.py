@@ -64,3 +64,52 @@ def test_python_dash_m(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-m", "nanstats", "--help"], capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0 and "inspect" in done.stdout and "upgrade" in done.stdout
+
+
+def test_verify_files_and_folders(tmp_path, capsys) -> None:
+    from nanstats.parquet.write import write_table
+
+    lake = tmp_path / "lake"
+    (lake / "d=1").mkdir(parents=True)
+    _write(lake / "d=1" / "legacy.parquet")
+    write_table(pa.table({"x": [1.0, np.nan]}), lake / "clean.parquet")
+    assert main(["verify", str(lake / "clean.parquet")]) == 0
+    assert "no violations" in capsys.readouterr().out
+    assert main(["verify", str(lake)]) == 1
+    out = capsys.readouterr().out
+    assert "legacy.parquet" in out and "statistics.nan_count" in out
+    assert "2 file(s) checked: 2 violation(s) in 1 file(s)" in out
+    assert main(["verify", str(lake), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["violations"] == 2 and doc["failed"] == []
+    by_path = {f["path"]: f for f in doc["files"]}
+    assert by_path[str(lake / "clean.parquet")]["violations"] == []
+    kinds = {v["kind"] for v in by_path[str(lake / "d=1" / "legacy.parquet")]["violations"]}
+    assert kinds == {"missing_nan_count"}
+
+
+def test_verify_unreadable_input_is_status_2(tmp_path, capsys) -> None:
+    from nanstats.parquet.write import write_table
+
+    write_table(pa.table({"x": [1.0]}), tmp_path / "good.parquet")
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1 broken")
+    assert main(["verify", str(tmp_path / "good.parquet"), str(tmp_path / "nope.parquet")]) == 2
+    captured = capsys.readouterr()
+    assert "nope.parquet" in captured.err and "Traceback" not in captured.err
+    assert main(["verify", str(tmp_path), "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert [f["path"] for f in doc["failed"]] == [str(tmp_path / "bad.parquet")]
+
+
+def test_inspect_folder(tmp_path, capsys) -> None:
+    _write(tmp_path / "a.parquet")
+    _write(tmp_path / "b.parquet")
+    assert main(["inspect", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "a.parquet" in out and "b.parquet" in out
+    assert main(["inspect", str(tmp_path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [f["columns"][0]["name"] for f in doc["files"]] == ["x", "x"]
+    (tmp_path / "c.parquet").write_bytes(b"PAR1 broken")
+    assert main(["inspect", str(tmp_path / "a.parquet"), str(tmp_path / "c.parquet")]) == 1
+    assert "c.parquet" in capsys.readouterr().err

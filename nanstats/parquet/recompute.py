@@ -63,6 +63,41 @@ class ChunkStats:
         return ColumnStats.from_table(self.pages, i)
 
 
+def open_parquet_file(path: str) -> Any:
+    """``pyarrow.parquet.ParquetFile(path)``; pyarrow's errors become ParquetFormatError.
+
+    pyarrow parses the footer again on its own; what it refuses (a name that is
+    not UTF-8, a schema it cannot map) is a corrupt file to nanstats.
+
+    >>> open_parquet_file("/no/such.parquet")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: [Errno 2] Failed to open local file '/no/such.parquet'. Detail: [errno 2] No such file or directory
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as papq
+
+    try:
+        return papq.ParquetFile(path)
+    except FileNotFoundError:
+        raise
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ParquetFormatError(f"pyarrow cannot open the file ({type(exc).__name__}: {exc})",
+                                 path=path) from None
+
+
+def _read_row_group(parquet_file: Any, footer: Footer, row_group: int, names: list[str]) -> Any:
+    """One row group's columns, pyarrow's decoding errors as ParquetFormatError."""
+    import pyarrow as pa
+
+    try:
+        return parquet_file.read_row_group(row_group, columns=names, use_threads=True)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ParquetFormatError(f"row group {row_group}: pyarrow cannot decode the columns "
+                                 f"{names} ({type(exc).__name__}: {exc})",
+                                 path=footer.path) from None
+
+
 def _leaf_of(table_column: Any, path: Sequence[str]) -> Any:
     """The leaf array at ``path`` below a (chunked) column, ancestors' nulls applied."""
     import pyarrow as pa
@@ -114,7 +149,7 @@ def leaf_arrays(parquet_file: Any, footer: Footer, row_group: int,
         if col.float_type is None:
             raise UnsupportedParquetError(f"column {col.name!r} is not a float column")
     names = [col.name for col in cols]
-    table = parquet_file.read_row_group(row_group, columns=names, use_threads=True)
+    table = _read_row_group(parquet_file, footer, row_group, names)
     out = {}
     for leaf, col in zip(leaves, cols, strict=True):
         chunks = _leaf_of(table.column(col.path[0]), col.path[1:])

@@ -52,7 +52,12 @@ from nanstats.order_rules import (
 from nanstats.parquet.footer import MAGIC, Footer, LeafColumn, read_footer
 from nanstats.parquet.page_index import read_page_index
 from nanstats.parquet.pages import Page, check_offset_index_pages, chunk_range, read_pages
-from nanstats.parquet.recompute import ChunkStats, leaf_arrays, stats_for_array
+from nanstats.parquet.recompute import (
+    ChunkStats,
+    leaf_arrays,
+    open_parquet_file,
+    stats_for_array,
+)
 from nanstats.parquet.string_stats import (
     StringBounds,
     StringChunkStats,
@@ -639,8 +644,6 @@ class _Writer:
 
 def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderName,
              policy: TypeOrderPolicy, progress: Any, truncate: int | None) -> UpgradeReport:
-    import pyarrow.parquet as papq
-
     footer = read_footer(f)
     _refuse_unsupported(footer)
     meta = footer.metadata
@@ -649,7 +652,7 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
                 if c.float_type is not None and c.max_repetition_level == 0]
     strings = [] if truncate is None else \
         [c.index for c in footer.columns if is_string_leaf(footer, c)]
-    parquet_file = papq.ParquetFile(src) if eligible or strings else None
+    parquet_file = open_parquet_file(src) if eligible or strings else None
     w.write(MAGIC)
     totals = {c.index: _ColumnTotals() for c in footer.columns}
     notes: list[str] = []

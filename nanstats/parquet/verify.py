@@ -1,0 +1,456 @@
+"""``verify``: check every float statistic of a Parquet file against its data.
+
+The values are decoded with pyarrow and every scope is recomputed with the
+kernels (see :mod:`nanstats.parquet.recompute`): each column chunk, and each
+data page, whose rows come from the OffsetIndex ``first_row_index`` or, with
+no OffsetIndex, from the page headers' value counts.  What the file says is
+then held against the truth and against the rules of the column's order
+(SPEC.md sections 3-5):
+
+* chunk ``Statistics`` (ColumnMetaData field 12),
+* the ``Statistics`` of every data page header (v1 and v2),
+* the ColumnIndex (bounds, ``null_pages``, ``null_counts``, ``nan_counts``,
+  ``boundary_order``) and whether one may exist at all,
+* the OffsetIndex rows against the page headers.
+
+Only *violations of the format* are reported; each has a ``kind`` (a key
+of :data:`RULES`):
+
+* ``nan_count`` missing from a float column's Statistics (footer or page
+  header) or ``nan_counts`` from its ColumnIndex; a wrong ``nan_count`` or
+  ``null_count`` anywhere;
+* a bound that excludes a value of its scope (any order; the deprecated
+  ``min``/``max`` too, unless NaN);
+* IEEE_754_TOTAL_ORDER: bounds that are not exactly the totalOrder extremes
+  (SPEC 4: "bounds are exact");
+* TYPE_ORDER: a NaN bound, bounds for a scope whose non-null values are all
+  NaN, a zero min written +0.0 or a zero max written -0.0, a ColumnIndex for
+  a chunk with an all-NaN page;
+* bounds for a scope with no non-null value; a bound that is not one PLAIN
+  value of the column's width; ``min_value``/``max_value`` in a file without
+  ``column_orders``;
+* a ColumnIndex whose entry count, ``null_pages`` or claimed
+  ``boundary_order`` (ASCENDING/DESCENDING) is wrong; OffsetIndex rows that
+  disagree with the page headers' value counts.
+
+What the format allows is never reported, even where nanstats' own writing
+policy (``safe``) is stricter:
+
+* Statistics, page header statistics or a page index left out altogether,
+  and a missing ``null_count`` (SPEC: "should");
+* TYPE_ORDER bounds wider than the values, and bounds from the non-NaN
+  values of a scope that also holds NaN (the "format minimum");
+* a ColumnIndex under IEEE_754_TOTAL_ORDER for pages with NaN;
+* NaN in the deprecated ``min``/``max`` (readers ignore them); the bounds
+  of null pages (readers skip them); ``UNORDERED`` for sorted lists;
+* min/max under an undefined or unknown column order (they have no meaning
+  to check; only the counts are checked).
+
+Repeated (list or map) float columns are not checked (their values cannot be
+recomputed per page here).  A file that cannot be read raises
+:class:`~nanstats.errors.ParquetFormatError` (corrupt) or
+:class:`~nanstats.errors.UnsupportedParquetError` (e.g. encrypted).
+
+>>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+>>> from nanstats.parquet.upgrade import upgrade
+>>> d = tempfile.mkdtemp()
+>>> src, dst = os.path.join(d, "legacy.parquet"), os.path.join(d, "new.parquet")
+>>> papq.write_table(pa.table({"x": [1.0, np.nan, -0.0]}), src)
+>>> for v in verify(src):
+...     print(v)
+legacy.parquet: column 'x', row group 0: statistics.nan_count absent, expected 1 (nan_count is mandatory for float columns)
+legacy.parquet: column 'x', row group 0, page 0: page_header.statistics.nan_count absent, expected 1 (nan_count is mandatory for float columns)
+>>> verify(src)[0].kind
+'missing_nan_count'
+>>> _ = upgrade(src, dst)
+>>> verify(dst)
+[]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import IO, Any
+
+import numpy as np
+
+from nanstats.column_index import boundary_order
+from nanstats.errors import UnsupportedParquetError
+from nanstats.float_types import FloatType
+from nanstats.parquet.footer import ColumnOrderKind, Footer, LeafColumn, read_footer
+from nanstats.parquet.page_index import PageIndexRegion
+from nanstats.parquet.pages import Page, check_offset_index_pages, read_pages
+from nanstats.parquet.recompute import (
+    ChunkStats,
+    leaf_arrays,
+    open_parquet_file,
+    stats_for_array,
+)
+from nanstats.parquet.thrift_codec import pq
+from nanstats.stats import ColumnStats
+
+_BOUNDARY_NAMES = {pq.BOUNDARY_UNORDERED: "UNORDERED", pq.BOUNDARY_ASCENDING: "ASCENDING",
+                   pq.BOUNDARY_DESCENDING: "DESCENDING"}
+
+#: Every kind of violation :func:`verify` reports, with the rule it breaks.
+RULES: dict[str, str] = {
+    "missing_nan_count": "nan_count is mandatory for float columns",
+    "wrong_nan_count": "nan_count must count the NaN values of the scope",
+    "wrong_null_count": "null_count must count the null values of the scope",
+    "bound_excludes_value": "a bound must not exclude a value of its scope",
+    "inexact_bound": "IEEE_754_TOTAL_ORDER bounds are exactly the totalOrder extremes",
+    "nan_in_bounds": "TYPE_ORDER bounds never contain NaN",
+    "zero_rule": "TYPE_ORDER: a zero min is written -0.0, a zero max +0.0",
+    "bounds_for_nan_scope": "TYPE_ORDER: no min/max when every non-null value is NaN",
+    "bounds_for_null_scope": "no min/max when every value is null",
+    "malformed_bound": "a float bound is one PLAIN value of the column's width",
+    "undefined_column_order": "min_value/max_value need column_orders in the footer",
+    "forbidden_column_index": "TYPE_ORDER: no ColumnIndex for a chunk with an all-NaN page",
+    "column_index_page_count": "a ColumnIndex has one entry per data page",
+    "wrong_null_pages": "null_pages[i] is true exactly when page i has only nulls",
+    "wrong_boundary_order": "boundary_order must hold for both bound lists",
+    "wrong_first_row_index": "OffsetIndex first_row_index must match the pages' rows",
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One statistic of a file that is wrong or breaks its column order's rules.
+
+    ``row_group`` and ``page`` are None for the scopes above them (``page``
+    None: the chunk or the whole ColumnIndex).  ``field`` names the Thrift
+    field (``statistics.nan_count``, ``page_header.statistics.min_value``,
+    ``column_index.max_values``, ...), ``found``/``expected`` what the file
+    says and what it should say (values as text, NaNs with their bits),
+    ``kind`` a stable identifier (a key of :data:`RULES`) and ``rule`` the
+    rule in words.
+
+    >>> v = Violation("f.parquet", "x", 0, 2, "column_index.nan_counts", "3", "1",
+    ...               "wrong_nan_count", RULES["wrong_nan_count"])
+    >>> print(v)
+    f.parquet: column 'x', row group 0, page 2: column_index.nan_counts is 3, expected 1 (nan_count must count the NaN values of the scope)
+    >>> v.to_dict()["kind"]
+    'wrong_nan_count'
+    """
+
+    file: str
+    column: str
+    row_group: int | None
+    page: int | None
+    field: str
+    found: str
+    expected: str
+    kind: str
+    rule: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain Python objects (for JSON)."""
+        return asdict(self)
+
+    def __str__(self) -> str:
+        where = [f"column {self.column!r}"]
+        if self.row_group is not None:
+            where.append(f"row group {self.row_group}")
+        if self.page is not None:
+            where.append(f"page {self.page}")
+        found = self.found if self.found == "absent" else f"is {self.found}"
+        return (f"{os.path.basename(self.file)}: {', '.join(where)}: {self.field} {found}, "
+                f"expected {self.expected} ({self.rule})")
+
+
+class _Report:
+    """Collects the violations of one column chunk."""
+
+    def __init__(self, file: str, column: str, row_group: int | None) -> None:
+        self.file, self.column, self.row_group = file, column, row_group
+        self.found: list[Violation] = []
+
+    def add(self, kind: str, page: int | None, field: str, found: object,
+            expected: object) -> None:
+        self.found.append(Violation(self.file, self.column, self.row_group, page, field,
+                                    str(found), str(expected), kind, RULES[kind]))
+
+
+def verify(path: str | os.PathLike[str]) -> list[Violation]:
+    """Every float statistic of ``path`` that is wrong or breaks the rules, in file order.
+
+    An empty list means the file is clean.  See the module docs for what is
+    and is not a violation, and the module example.
+    """
+
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        footer = read_footer(f)
+        leaves = [c for c in footer.float_columns if c.max_repetition_level == 0]
+        if not leaves:
+            return []
+        _refuse_encrypted(footer)
+        region = PageIndexRegion(f, footer)
+        with open_parquet_file(path) as parquet_file:
+            found: list[Violation] = []
+            for g in range(footer.num_row_groups):
+                found += _verify_row_group(f, parquet_file, footer, region, g, leaves)
+    return found
+
+
+def _refuse_encrypted(footer: Footer) -> None:
+    if footer.metadata.encryption_algorithm is not None:
+        raise UnsupportedParquetError(f"{footer.path}: the file is encrypted (plaintext footer); "
+                                      "nanstats cannot decode its pages")
+    for rg in footer.metadata.row_groups or ():
+        for chunk in rg.columns:
+            if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
+                raise UnsupportedParquetError(f"{footer.path}: a column chunk is encrypted; "
+                                              "nanstats cannot decode its pages")
+
+
+def _verify_row_group(f: IO[bytes], parquet_file: Any, footer: Footer,
+                      region: PageIndexRegion, g: int,
+                      leaves: list[LeafColumn]) -> list[Violation]:
+
+    headers = {}
+    for leaf in leaves:
+        pages = read_pages(f, footer, g, leaf.index)
+        ci, oi = region.read_page_index(footer, g, leaf.index)
+        check_offset_index_pages(pages, oi, footer, g, leaf.index)
+        headers[leaf.index] = (pages, ci, oi)
+    arrays = leaf_arrays(parquet_file, footer, g, [leaf.index for leaf in leaves])
+    out: list[Violation] = []
+    for leaf in leaves:
+        pages, ci, oi = headers[leaf.index]
+        report = _Report(footer.path, leaf.name, g)
+        where = f"row group {g}, column {leaf.name!r}"
+        if oi is not None and not _offset_index_matches_headers(report, pages, oi):
+            oi = None  # the headers' counts are what the data pages hold
+        stats = stats_for_array(arrays.pop(leaf.index), pages, oi, path=footer.path,
+                                where=where)
+        _verify_chunk(report, footer, leaf, stats, ci)
+        out += report.found
+    return out
+
+
+def _offset_index_matches_headers(report: _Report, pages: list[Page], oi: Any) -> bool:
+    """For flat and struct leaves a data page holds one value (or null) per row."""
+    counts = [p.num_values or 0 for p in pages if p.is_data]
+    firsts = [loc.first_row_index for loc in oi.page_locations]
+    ok = True
+    row = 0
+    for i, (first, count) in enumerate(zip(firsts, counts, strict=True)):
+        if first != row:
+            report.add("wrong_first_row_index", i, "offset_index.first_row_index", first, row)
+            ok = False
+        row += count
+    return ok
+
+
+def _verify_chunk(report: _Report, footer: Footer, leaf: LeafColumn, stats: ChunkStats,
+                  ci: Any) -> None:
+    order = footer.column_order(leaf.index)
+    ft = leaf.float_type
+    assert ft is not None
+    meta = footer.chunk(report.row_group or 0, leaf.index).meta_data
+    st = meta.statistics
+    if order == "undefined" and _has_bounds(st):
+        report.add("undefined_column_order", None, "column_orders", "absent",
+                   "a ColumnOrder for every leaf")
+    _check_statistics(report, ft, order, st, stats.chunk, None, "statistics")
+    data_pages = [p for p in stats.pages_list if p.is_data]
+    for i, page in enumerate(data_pages):
+        _check_statistics(report, ft, order, page.statistics, stats.page(i), i,
+                          "page_header.statistics")
+    if ci is not None:
+        _check_column_index(report, ft, order, ci, stats)
+
+
+def _has_bounds(st: Any) -> bool:
+    return st is not None and (st.min_value is not None or st.max_value is not None)
+
+
+def _fmt(ft: FloatType, bits: int | None) -> str:
+    return "absent" if bits is None else ft.format_bits(bits)
+
+
+def _bits(ft: FloatType, raw: bytes) -> int | None:
+    return int.from_bytes(raw, "little") if len(raw) == ft.nbytes else None
+
+
+def _numeric_key(ft: FloatType, bits: int) -> int:
+    """A key ordering non-NaN values as numbers (-0.0 equal to +0.0)."""
+    if bits & ft.abs_mask == 0:
+        bits = 0
+    return int(ft.bits_to_keys([bits])[0])
+
+
+def _total_key(ft: FloatType, bits: int) -> int:
+    return int(ft.bits_to_keys([bits])[0])
+
+
+def _check_statistics(report: _Report, ft: FloatType, order: ColumnOrderKind, st: Any,
+                      truth: ColumnStats, page: int | None, prefix: str) -> None:
+    """One Statistics struct (footer or page header) against its scope."""
+    if st is None:
+        return  # Statistics are optional
+    if st.nan_count is None:
+        report.add("missing_nan_count", page, f"{prefix}.nan_count", "absent", truth.nan_count)
+    elif st.nan_count != truth.nan_count:
+        report.add("wrong_nan_count", page, f"{prefix}.nan_count", st.nan_count,
+                   truth.nan_count)
+    if st.null_count is not None and st.null_count != truth.null_count:
+        report.add("wrong_null_count", page, f"{prefix}.null_count", st.null_count,
+                   truth.null_count)
+    for field, raw, is_min in (("min_value", st.min_value, True),
+                               ("max_value", st.max_value, False)):
+        if raw is not None:
+            _check_bound(report, ft, order, raw, truth, is_min, page, f"{prefix}.{field}")
+    # The deprecated fields compare as signed numbers; a NaN there is
+    # ignored by readers, a number that excludes a value is not.
+    for field, raw, same, is_min in (("min", st.min, st.min_value, True),
+                                     ("max", st.max, st.max_value, False)):
+        if raw is None or raw == same:  # checked above
+            continue
+        bits = _bits(ft, raw)
+        if bits is None or ft.is_nan_bits(bits) or truth.value_min_bits is None:
+            continue
+        _check_excludes(report, ft, bits, truth, is_min, page, f"{prefix}.{field}")
+
+
+def _check_excludes(report: _Report, ft: FloatType, bits: int, truth: ColumnStats,
+                    is_min: bool, page: int | None, field: str) -> bool:
+    """Report (and return True) when a non-NaN bound excludes a non-NaN value."""
+    assert truth.value_min_bits is not None and truth.value_max_bits is not None
+    extreme = truth.value_min_bits if is_min else truth.value_max_bits
+    key, want = _numeric_key(ft, bits), _numeric_key(ft, extreme)
+    if (key > want) if is_min else (key < want):
+        report.add("bound_excludes_value", page, field, ft.format_bits(bits),
+                   f"{'<=' if is_min else '>='} {ft.format_bits(extreme)}")
+        return True
+    return False
+
+
+def _check_bound(report: _Report, ft: FloatType, order: ColumnOrderKind, raw: bytes,
+                 truth: ColumnStats, is_min: bool, page: int | None, field: str) -> None:
+    """One written min or max against its scope, under the rules of ``order``."""
+    if order not in ("ieee754", "type_order"):
+        return  # an undefined or unknown order gives min/max no meaning to check
+    bits = _bits(ft, raw)
+    if bits is None:
+        report.add("malformed_bound", page, field, f"{len(raw)} bytes",
+                   f"{ft.nbytes} bytes ({ft.physical_type})")
+        return
+    if truth.is_all_null:
+        report.add("bounds_for_null_scope", page, field, ft.format_bits(bits), "absent")
+        return
+    if order == "ieee754":
+        want = truth.min_bits if is_min else truth.max_bits
+        assert want is not None
+        if bits == want:
+            return
+        key, want_key = _total_key(ft, bits), _total_key(ft, want)
+        excludes = key > want_key if is_min else key < want_key
+        report.add("bound_excludes_value" if excludes else "inexact_bound", page, field,
+                   ft.format_bits(bits), ft.format_bits(want))
+        return
+    # TYPE_ORDER
+    if truth.is_all_nan:
+        report.add("bounds_for_nan_scope", page, field, ft.format_bits(bits), "absent")
+        return
+    if ft.is_nan_bits(bits):
+        report.add("nan_in_bounds", page, field, ft.format_bits(bits), "a non-NaN value")
+        return
+    if _check_excludes(report, ft, bits, truth, is_min, page, field):
+        return
+    extreme = truth.value_min_bits if is_min else truth.value_max_bits
+    assert extreme is not None
+    zero = ft.sign_mask if is_min else 0
+    if extreme & ft.abs_mask == 0 and bits & ft.abs_mask == 0 and bits != zero:
+        report.add("zero_rule", page, field, ft.format_bits(bits), ft.format_bits(zero))
+
+
+def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind, ci: Any,
+                        stats: ChunkStats) -> None:
+    table = stats.pages
+    n = len(ci.null_pages)
+    if n != len(table):
+        report.add("column_index_page_count", None, "column_index.null_pages",
+                   f"{n} entries", f"{len(table)} (the data pages)")
+        return
+    all_nan = (table.nan_count > 0) & (table.value_count == 0)
+    skip = np.zeros(n, dtype=bool)
+    if order == "type_order" and all_nan.any():
+        first = int(np.argmax(all_nan))
+        report.add("forbidden_column_index", first, "column_index", "present",
+                   f"absent (page {first} holds only NaN and null values)")
+        skip = all_nan  # their bounds are wrong for the same reason
+    if ci.nan_counts is None:
+        counts = table.nan_count.tolist()
+        shown = counts if len(counts) <= 8 else [*counts[:6], "...", counts[-1]]
+        report.add("missing_nan_count", None, "column_index.nan_counts", "absent",
+                   f"[{', '.join(map(str, shown))}]")
+    is_null = (table.null_count == table.num_values).tolist()
+    for i in range(n):
+        truth = stats.page(i)
+        if bool(ci.null_pages[i]) != is_null[i]:
+            report.add("wrong_null_pages", i, "column_index.null_pages", ci.null_pages[i],
+                       is_null[i])
+        if ci.nan_counts is not None and ci.nan_counts[i] != truth.nan_count:
+            report.add("wrong_nan_count", i, "column_index.nan_counts", ci.nan_counts[i],
+                       truth.nan_count)
+        if ci.null_counts is not None and ci.null_counts[i] != truth.null_count:
+            report.add("wrong_null_count", i, "column_index.null_counts", ci.null_counts[i],
+                       truth.null_count)
+        if ci.null_pages[i] or is_null[i] or skip[i]:
+            continue  # readers skip the bounds of null pages
+        for field, raw, is_min in (("min_values", ci.min_values[i], True),
+                                   ("max_values", ci.max_values[i], False)):
+            _check_bound(report, ft, order, raw, truth, is_min, i, f"column_index.{field}")
+    _check_boundary_order(report, ft, order, ci)
+
+
+def _check_boundary_order(report: _Report, ft: FloatType, order: ColumnOrderKind,
+                          ci: Any) -> None:
+    claim = _BOUNDARY_NAMES.get(ci.boundary_order)
+    if claim in (None, "UNORDERED") or order not in ("ieee754", "type_order"):
+        return
+    lo_keys, hi_keys = [], []
+    for null, lo, hi in zip(ci.null_pages, ci.min_values, ci.max_values, strict=True):
+        lo_bits, hi_bits = _bits(ft, lo), _bits(ft, hi)
+        if null or lo_bits is None or hi_bits is None:
+            continue
+        if order == "ieee754":
+            lo_keys.append(_total_key(ft, lo_bits))
+            hi_keys.append(_total_key(ft, hi_bits))
+        elif not (ft.is_nan_bits(lo_bits) or ft.is_nan_bits(hi_bits)):
+            lo_keys.append(_numeric_key(ft, lo_bits))
+            hi_keys.append(_numeric_key(ft, hi_bits))
+    lo, hi = np.array(lo_keys, dtype=np.int64), np.array(hi_keys, dtype=np.int64)
+    if claim == "ASCENDING":
+        holds = bool((lo[:-1] <= lo[1:]).all() and (hi[:-1] <= hi[1:]).all())
+    else:
+        holds = bool((lo[:-1] >= lo[1:]).all() and (hi[:-1] >= hi[1:]).all())
+    if not holds:
+        report.add("wrong_boundary_order", None, "column_index.boundary_order", claim,
+                   boundary_order(lo, hi) if len(lo) else "UNORDERED")
+
+
+def verify_files(paths: list[str]) -> Iterator[tuple[str, list[Violation] | None,
+                                                     Exception | None]]:
+    """(path, violations, None) or (path, None, error) for each file, in order.
+
+    Errors are the ones :func:`verify` raises for unusable input
+    (NanstatsError, OSError); others propagate.
+
+    >>> [(p, v, type(e).__name__) for p, v, e in verify_files(["/no/such.parquet"])]
+    [('/no/such.parquet', None, 'FileNotFoundError')]
+    """
+    from nanstats.errors import NanstatsError
+
+    for p in paths:
+        try:
+            yield p, verify(p), None
+        except (NanstatsError, OSError) as exc:
+            yield p, None, exc
+
+
+__all__ = ["RULES", "Violation", "verify", "verify_files"]
