@@ -237,7 +237,11 @@ def _prune(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The argument parser of the command line."""
+    """The argument parser of the command line.
+
+    >>> parser().parse_args(["prune", "f.parquet", "--where", "x > 1"]).semantics
+    'nan_greatest'
+    """
     p = argparse.ArgumentParser(prog="nanstats", description="Float statistics for Parquet.")
     sub = p.add_subparsers(dest="command", required=True)
     i = sub.add_parser("inspect", help="what files say about their float columns")
@@ -275,7 +279,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    >>> main(["prune", "/no/such/file.parquet", "--where", "x > 1"])
+    2
+    """
     try:
         args = parser().parse_args(argv)
     except SystemExit as exc:  # argparse already printed the problem
@@ -294,5 +302,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def main_exit() -> None:
-    """Entry point of the ``nanstats`` console script."""
+    """Entry point of the ``nanstats`` console script.
+
+    >>> import sys
+    >>> sys.argv = ["nanstats", "prune", "/no/such/file.parquet", "--where", "x > 1"]
+    >>> try:
+    ...     main_exit()
+    ... except SystemExit as exit:
+    ...     print("exit status", exit.code)
+    exit status 2
+    """
     sys.exit(main())

@@ -40,6 +40,7 @@ COVERED: tuple[str, ...] = (
     "nanstats.parquet.upgrade",
     "nanstats.parquet.write",
     "nanstats.parquet.read",
+    "nanstats.parquet.verify",
     "nanstats.prune.skipping",
     "nanstats.prune.semantics",
     "nanstats.prune.parser",
@@ -55,12 +56,7 @@ COVERED: tuple[str, ...] = (
 #: lack an example: they are being changed on other branches right now
 #: (Parquet verify, pruning, the command line), so their docstrings are left
 #: alone here.  Remove a module from this set once its names carry examples.
-PENDING_EXAMPLES: frozenset[str] = frozenset({
-    "nanstats.parquet.inspect",
-    "nanstats.parquet.upgrade",
-    "nanstats.parquet.write",
-    "nanstats.cli",
-})
+PENDING_EXAMPLES: frozenset[str] = frozenset()
 
 #: Single names allowed to lack an example for the same reason: the scan of
 #: nanstats/spark/scan.py is new and being written on main.
@@ -132,6 +128,11 @@ def problems(rst: Path = API_RST) -> list[str]:
         for attr in public_names(module):
             obj = getattr(module, attr)
             where = f"{name}.{attr}"
+            if not (callable(obj) or inspect.ismodule(obj)):
+                # A constant: documented by a ``#:`` comment, no example needed.
+                if id(obj) not in documented:
+                    out.append(f"{where} is public but not in the API reference ({rst.name})")
+                continue
             doc = inspect.getdoc(obj) or ""
             if id(obj) not in documented:
                 out.append(f"{where} is public but not in the API reference ({rst.name})")

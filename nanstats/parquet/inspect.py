@@ -53,7 +53,15 @@ def _value(ft: FloatType, raw: bytes | None) -> tuple[str | None, str | None]:
 
 @dataclass(frozen=True)
 class StatisticsReport:
-    """A chunk's Statistics as written: values readable, bits exact, absent fields None."""
+    """A chunk's Statistics as written: values readable, bits exact, absent fields None.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, float("nan")]}), path, write_page_index=True)
+    >>> st = inspect(path).columns[0].row_groups[0].statistics
+    >>> st.min, st.max_bits, st.nan_count      # pyarrow counts no NaN
+    ('1.0', '3ff0000000000000', None)
+    """
 
     min: str | None
     max: str | None
@@ -69,7 +77,15 @@ class StatisticsReport:
 
 @dataclass(frozen=True)
 class PageReport:
-    """One page: its ColumnIndex entry (if any) and OffsetIndex location (if any)."""
+    """One page: its ColumnIndex entry (if any) and OffsetIndex location (if any).
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, float("nan")]}), path, write_page_index=True)
+    >>> page = inspect(path).columns[0].row_groups[0].pages[0]
+    >>> page.null_page, page.first_row, page.offset is not None
+    (False, 0, True)
+    """
 
     null_page: bool | None
     min: str | None
@@ -83,7 +99,15 @@ class PageReport:
 
 @dataclass(frozen=True)
 class ChunkReport:
-    """One float column chunk."""
+    """One float column chunk.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, float("nan")]}), path, write_page_index=True)
+    >>> chunk = inspect(path).columns[0].row_groups[0]
+    >>> chunk.row_group, chunk.num_values, chunk.column_index, chunk.offset_index
+    (0, 2, True, True)
+    """
 
     row_group: int
     num_values: int
@@ -96,7 +120,15 @@ class ChunkReport:
 
 @dataclass(frozen=True)
 class ColumnReport:
-    """One float column over all row groups."""
+    """One float column over all row groups.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, float("nan")]}), path, write_page_index=True)
+    >>> column = inspect(path).columns[0]
+    >>> column.name, column.physical_type, column.column_order, len(column.row_groups)
+    ('x', 'DOUBLE', 'type_order', 1)
+    """
 
     name: str
     physical_type: str
@@ -106,7 +138,15 @@ class ColumnReport:
 
 @dataclass(frozen=True)
 class FileReport:
-    """What the file says about its float columns."""
+    """What the file says about its float columns.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, float("nan")]}), path, write_page_index=True)
+    >>> report = inspect(path)
+    >>> report.num_rows, report.num_row_groups, sorted(report.to_dict())[:3]
+    (2, 1, ['columns', 'created_by', 'num_row_groups'])
+    """
 
     path: str
     created_by: str | None
@@ -167,7 +207,14 @@ def _pages(ft: FloatType, ci: Any, oi: Any) -> tuple[PageReport, ...]:
 
 
 def inspect(path: str | os.PathLike[str]) -> FileReport:
-    """Read the float statistics of a Parquet file: footer and page index only."""
+    """Read the float statistics of a Parquet file: footer and page index only.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, float("nan")]}), path, write_page_index=True)
+    >>> print(inspect(path).columns[0].row_groups[0].statistics.nan_count)
+    None
+    """
     path = os.fspath(path)
     with open(path, "rb") as f:
         footer: Footer = read_footer(f)

@@ -93,6 +93,13 @@ class ColumnSummary:
     None), ``'copied'`` (any other column, kept as it was) or ``'skipped'``
     (a repeated float column, kept as it was).  ``column_index_row_groups`` counts the row
     groups that got a ColumnIndex; ``reason`` says why the others did not.
+
+    >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> src, dst = os.path.join(d, "a.parquet"), os.path.join(d, "b.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, np.nan], "s": ["p", "q"]}), src)
+    >>> [(c.name, c.action, c.nan_count) for c in upgrade(src, dst).columns]
+    [('x', 'upgraded', 1), ('s', 'copied', None)]
     """
 
     name: str
@@ -118,7 +125,16 @@ class ColumnSummary:
 
 @dataclass(frozen=True)
 class UpgradeReport:
-    """The result of :func:`upgrade`: one ColumnSummary per leaf column."""
+    """The result of :func:`upgrade`: one ColumnSummary per leaf column.
+
+    >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> src, dst = os.path.join(d, "a.parquet"), os.path.join(d, "b.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, np.nan], "s": ["p", "q"]}), src)
+    >>> report = upgrade(src, dst, truncate=8)
+    >>> report.upgraded, report.truncated, report.bytes_out > 0
+    (('x',), ('s',), True)
+    """
 
     src: str
     dst: str
@@ -465,6 +481,15 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     ``rich.progress.Progress``.  Raises UnsupportedParquetError for
     encrypted files, ParquetFormatError for corrupt ones, ValueError when
     ``src`` and ``dst`` are the same file.  See the module example.
+
+    >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> src, dst = os.path.join(d, "a.parquet"), os.path.join(d, "b.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, np.nan], "s": ["p", "q"]}), src)
+    >>> upgrade(src, dst, "type_order").order
+    'type_order'
+    >>> papq.read_table(dst).to_pydict()
+    {'x': [1.0, nan], 's': ['p', 'q']}
     """
     check_order(order, policy)
     if truncate is not None:

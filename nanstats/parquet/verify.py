@@ -178,6 +178,13 @@ def verify(path: str | os.PathLike[str]) -> list[Violation]:
 
     An empty list means the file is clean.  See the module docs for what is
     and is not a violation, and the module example.
+
+    >>> import pyarrow as pa, tempfile, os
+    >>> from nanstats.parquet.write import write_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> _ = write_table(pa.table({"x": [2.0, float("nan"), -0.0]}), path)
+    >>> verify(path)
+    []
     """
 
     path = os.fspath(path)

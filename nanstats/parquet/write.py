@@ -36,6 +36,11 @@ def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName
     most that many bytes) are as for :func:`~nanstats.parquet.upgrade.upgrade`.  Returns its UpgradeReport
     (whose ``src`` names the temporary pyarrow file, removed on return).
     See the module example.
+
+    >>> import pyarrow as pa, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> write_table(pa.table({"x": [0.5, float("nan")]}), path, "type_order").upgraded
+    ('x',)
     """
     import pyarrow as pa
     import pyarrow.parquet as papq
