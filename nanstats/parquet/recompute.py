@@ -213,16 +213,16 @@ def chunk_stats_of(table: StatsTable) -> ColumnStats:
     return ColumnStats.from_table(merged, 0)
 
 
-def stats_for_array(array: Any, pages: list[Page], offset_index: Any, *, path: str,
-                    where: str) -> ChunkStats:
-    """ChunkStats from a chunk's decoded values and its pages (one kernel pass).
+def checked_page_starts(n: int, pages: list[Page], offset_index: Any, *, path: str,
+                        where: str) -> tuple[npt.NDArray[np.int64], int]:
+    """(first row of each data page, number of data pages) for a chunk of ``n`` values.
 
-    ``path``/``where`` label errors when the page boundaries do not fit the
-    values.
+    Raises ParquetFormatError (labelled ``path``/``where``) when the
+    OffsetIndex and the page headers disagree or the boundaries do not fit.
+
+    >>> checked_page_starts(0, [], None, path="f", where="chunk")
+    (array([0]), 0)
     """
-    import pyarrow as pa
-
-    n = len(array)
     starts = page_row_starts(pages, offset_index)
     data_pages = sum(1 for p in pages if p.is_data)
     if offset_index is not None and len(starts) != data_pages:
@@ -232,10 +232,23 @@ def stats_for_array(array: Any, pages: list[Page], offset_index: Any, *, path: s
     if data_pages == 0 and n > 0:
         raise ParquetFormatError(f"{where}: {n} values but no data page", path=path)
     try:
-        starts = page_starts_for(n, page_starts=starts)
+        return page_starts_for(n, page_starts=starts), data_pages
     except ValueError as exc:
         raise ParquetFormatError(f"{where}: page boundaries do not fit the {n} values of the "
                                  f"chunk ({exc})", path=path) from None
+
+
+def stats_for_array(array: Any, pages: list[Page], offset_index: Any, *, path: str,
+                    where: str) -> ChunkStats:
+    """ChunkStats from a chunk's decoded values and its pages (one kernel pass).
+
+    ``path``/``where`` label errors when the page boundaries do not fit the
+    values.
+    """
+    import pyarrow as pa
+
+    starts, data_pages = checked_page_starts(len(array), pages, offset_index, path=path,
+                                             where=where)
     chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
     inputs = [from_arrow(c) for c in chunks] or [from_arrow(pa.array([], type=array.type))]
     table = scan_chunks(inputs, starts)

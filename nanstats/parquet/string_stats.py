@@ -36,10 +36,10 @@ import numpy as np
 import numpy.typing as npt
 
 from nanstats.column_index import BoundaryOrder, boundary_order
-from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.errors import UnsupportedParquetError
 from nanstats.parquet.footer import Footer, LeafColumn
 from nanstats.parquet.pages import Page
-from nanstats.parquet.recompute import _combine, _leaf_of, page_row_starts
+from nanstats.parquet.recompute import _combine, _leaf_of, checked_page_starts
 from nanstats.parquet.thrift_codec import pq
 from nanstats.prune.byte_bounds import truncate_max, truncate_min
 from nanstats.prune.reading_rules import leaf_kind
@@ -200,20 +200,8 @@ def string_stats_for_array(array: Any, pages: list[Page], offset_index: Any, n: 
     takes them; ``path``/``where`` label ParquetFormatError when they do not
     fit the values.  A chunk without data pages has no page entries.
     """
-    count = len(array)
-    starts = page_row_starts(pages, offset_index)
-    data_pages = sum(1 for p in pages if p.is_data)
-    if offset_index is not None and len(starts) != data_pages:
-        raise ParquetFormatError(
-            f"{where}: the OffsetIndex lists {len(starts)} pages, the chunk has {data_pages} "
-            "data pages", path=path)
-    if data_pages == 0 and count > 0:
-        raise ParquetFormatError(f"{where}: {count} values but no data page", path=path)
-    try:
-        page_starts_for(count, page_starts=starts)
-    except ValueError as exc:
-        raise ParquetFormatError(f"{where}: page boundaries do not fit the {count} values of "
-                                 f"the chunk ({exc})", path=path) from None
+    starts, data_pages = checked_page_starts(len(array), pages, offset_index, path=path,
+                                             where=where)
     cs = string_stats(array, page_starts=starts, n=n)
     if data_pages == 0:  # an empty chunk: no page entries
         return StringChunkStats(cs.chunk, (), cs.page_starts[:0], cs.n)
