@@ -2,16 +2,17 @@
 
 With no ``--input`` it generates a sample lake with Spark (sensor readings by
 day, NaN bursts of both signs, nulls, all-NaN pages; half the files written
-by Spark, half by pyarrow), then, on the executors:
+by Spark, half by pyarrow; beside it a few float16 files by pyarrow, which
+Spark 4.3 cannot read), then, on the executors:
 
 1. indexes every page of every float column (``nanstats.spark.index_files``)
    and saves the index beside the output;
 2. audits the legacy statistics the writers left in the footers;
 3. upgrades every file to IEEE 754 total-order statistics with NaN counts and
-   a page index (``nanstats.spark.upgrade_files``);
+   a page index (``nanstats.spark.upgrade_files``), and checks the float16
+   files with ``nanstats.parquet.verify``;
 4. checks that Spark reads exactly the same values from the upgraded lake,
-   bit for bit, through ``nanstats.spark.summary``.
-
+   bit for bit, through ``nanstats.spark.summary``;
 5. answers a fixed set of queries three ways: Spark's own full scan,
    pruned with the statistics the writers left (``plan_scan`` of the files),
    and pruned with nanstats' statistics table (exact, NaN signs known);
@@ -192,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import nanstats.spark
     from nanstats.spark.index import list_parquet_files
-    from nanstats.spark.lake import make_lake
+    from nanstats.spark.lake import make_float16_files, make_lake
     from nanstats.spark.session import local_session
 
     console = _console()
@@ -207,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     _say(console, f"[bold]nanstats demo[/bold] on Spark {spark.version} ({args.master}); "
                   f"output in {output}")
 
+    lake16 = None
     if args.input:
         lake = args.input
     else:
@@ -216,10 +218,16 @@ def main(argv: list[str] | None = None) -> int:
         _say(console, f"1. generated a lake of {info['rows']:,} readings in {info['files']} files "
                       f"({info['bytes'] / 1e6:.1f} MB; days {info['spark_days']} by Spark, "
                       f"{info['pyarrow_days']} by pyarrow) in {time.perf_counter() - t:.1f} s")
+        lake16 = os.path.join(output, "lake-float16")
+        info16 = make_float16_files(lake16, rows=max(20_000, args.rows // 10))
+        _say(console, f"   and {info16['rows']:,} float16 readings in {info16['files']} files "
+                      "written by pyarrow (Spark 4.3 cannot read FLOAT16 columns: nanstats "
+                      "works on them through pyarrow on the executors)")
     files = list_parquet_files(lake)
+    files16 = list_parquet_files(lake16) if lake16 else []
 
     t = time.perf_counter()
-    index = nanstats.spark.index_files(spark, lake)
+    index = nanstats.spark.index_files(spark, [lake, *([lake16] if lake16 else [])])
     nanstats.spark.save_index(index, os.path.join(output, "index"))
     index = nanstats.spark.load_index(spark, os.path.join(output, "index"))
     rows = index.groupBy("column").agg(
@@ -227,12 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     ).collect()
     all_nan = {r.column: r["count"] for r in index.where(
         "nan_count > 0 AND nan_count + null_count = num_values").groupBy("column").count().collect()}
-    _table(console, f"2. page index of {len(files)} files ({time.perf_counter() - t:.1f} s)",
+    _table(console, f"2. page index of {len(files) + len(files16)} files "
+                    f"({time.perf_counter() - t:.1f} s)",
            ["column", "pages", "all-NaN pages", "NaNs", "of which -NaN", "nulls"],
            [[r.column, r["count(page)"], all_nan.get(r.column, 0), r["sum(nan_count)"],
              r["sum(neg_nan_count)"], r["sum(null_count)"]] for r in sorted(rows)])
 
-    audit = audit_legacy_statistics(files)
+    audit = audit_legacy_statistics(files + files16)
     _table(console, "3. what the writers left in the footers (float column chunks)",
            ["finding", "chunks"], [[k, v] for k, v in sorted(audit.items())])
 
@@ -249,6 +258,14 @@ def main(argv: list[str] | None = None) -> int:
         _say(console, f"   [red]failed[/red] {r.src}: {r.error}")
     audit_after = audit_legacy_statistics(list_parquet_files(upgraded))
     _say(console, "   after: " + ", ".join(f"{k}: {v}" for k, v in sorted(audit_after.items())))
+    clean16 = True
+    if lake16:
+        upgraded16 = os.path.join(output, "upgraded-float16")
+        results16 = nanstats.spark.upgrade_files(spark, lake16, upgraded16).collect()
+        clean16 = not any(r.error for r in results16) and _float16_checked(lake16, upgraded16)
+        _say(console, f"   float16 files: {len(results16)} upgraded; nanstats.parquet.verify "
+                      "clean and values identical bit for bit: "
+                      + ("[green]yes[/green]" if clean16 else "[red]NO[/red]"))
 
     t = time.perf_counter()
     fields = ["column", "num_values", "null_count", "pos_nan_count", "neg_nan_count",
@@ -286,11 +303,35 @@ def main(argv: list[str] | None = None) -> int:
     _say(console, f"done in {time.perf_counter() - started:.1f} s; look in {output}")
     if own_session:
         spark.stop()
-    return 0 if same and identical and not errors else 1
+    return 0 if same and identical and clean16 and not errors else 1
 
 
 _SHORT = {"Spark full scan": "full scan", "pruned, writers' stats": "writers'",
           "pruned, nanstats stats": "nanstats"}
+
+
+def _float16_checked(src_dir: str, dst_dir: str) -> bool:
+    """verify() finds nothing in the upgraded files, and pyarrow reads the same bits."""
+    import numpy as np
+    import pyarrow.parquet as papq
+
+    from nanstats.parquet.verify import verify
+    from nanstats.spark.index import list_parquet_files
+
+    for src in list_parquet_files(src_dir):
+        dst = os.path.join(dst_dir, os.path.relpath(src, src_dir))
+        if verify(dst):
+            return False
+        a, b = papq.read_table(src), papq.read_table(dst)
+        for name in a.column_names:
+            x, y = a.column(name).combine_chunks(), b.column(name).combine_chunks()
+            if x.null_count != y.null_count or not x.is_null().equals(y.is_null()):
+                return False
+            xs = np.asarray(x.fill_null(0).to_numpy(zero_copy_only=False))
+            ys = np.asarray(y.fill_null(0).to_numpy(zero_copy_only=False))
+            if xs.tobytes() != ys.tobytes():
+                return False
+    return True
 
 
 def _with_progress(console: Any, title: str, total: int, work: Any) -> Any:

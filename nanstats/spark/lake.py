@@ -106,3 +106,53 @@ def make_lake(spark: Any, path: str, rows: int = 2_000_000, days: int = 4) -> di
     return {"path": path, "rows": rows, "days": days, "files": len(files),
             "bytes": sum(os.path.getsize(f) for f in files),
             "spark_days": list(range(half)), "pyarrow_days": list(range(half, days))}
+
+
+def make_float16_files(path: str, rows: int = 200_000, files: int = 2, seed: int = 11
+                       ) -> dict[str, Any]:
+    """A fleet of low-power sensors that store readings as float16, written by pyarrow.
+
+    Spark 4.3 cannot read FLOAT16 Parquet columns (``PARQUET_TYPE_ILLEGAL``),
+    so these files sit beside the Spark lake: nanstats indexes, upgrades and
+    checks them on the executors through pyarrow.  NaN bursts of both signs
+    (some filling pages), nulls, both zeros.
+
+    >>> import tempfile
+    >>> info = make_float16_files(tempfile.mkdtemp(), rows=4_000, files=1)
+    >>> info["files"], info["rows"]
+    (1, 4000)
+    """
+    import pyarrow.parquet as papq
+
+    rng = np.random.default_rng(seed)
+    per_file = max(1, rows // files)
+    written = []
+    for k in range(files):
+        n = per_file if k < files - 1 else rows - per_file * (files - 1)
+        t = np.arange(n) + k * per_file
+        temp = (18 + 6 * np.sin(t / 20000.0) + rng.normal(0, 0.4, n)).astype(np.float16)
+        hum = np.clip(55 + 25 * np.cos(t / 20000.0) + rng.normal(0, 3, n), 0, 100) \
+            .astype(np.float16)
+        bits_t, bits_h = temp.view(np.uint16), hum.view(np.uint16)
+        for _ in range(max(1, n // 20000)):  # failing sensors: NaN bursts of either sign
+            length = int(rng.choice([100, 2500]))
+            start = int(rng.integers(0, max(1, n - length)))
+            sign = np.uint16(0x8000) if rng.random() < 0.5 else np.uint16(0)
+            bits_t[start:start + length] = np.uint16(0x7E00) | sign
+            bits_h[start:start + length] = np.uint16(0x7E01) | sign
+        temp[rng.random(n) < 0.001] = -0.0
+        nulls = rng.random(n) < 0.01
+        table = pa.table({
+            "sensor": pa.array((t // 1000 % SENSORS).astype(np.int32)),
+            "minute": pa.array(t.astype(np.int32)),
+            "temperature_f16": pa.array(temp, mask=nulls, type=pa.float16()),
+            "humidity_f16": pa.array(hum, type=pa.float16()),
+        })
+        folder = os.path.join(path, f"part={k}")
+        os.makedirs(folder, exist_ok=True)
+        out = os.path.join(folder, "readings.parquet")
+        papq.write_table(table, out, row_group_size=50_000, data_page_size=4 * 1024,
+                         write_page_index=True)
+        written.append(out)
+    return {"path": path, "rows": rows, "files": len(written),
+            "bytes": sum(os.path.getsize(f) for f in written)}
