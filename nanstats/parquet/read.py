@@ -91,8 +91,8 @@ def _pages_to_read(footer: Footer, region: PageIndexRegion, g: int, leaf: LeafCo
     ends = [*starts[1:], rows]
     wanted = [i for i in range(len(locs))
               if any(a < ends[i] and starts[i] < b for a, b in ranges)]
-    if not wanted:
-        return None
+    if not wanted or len(wanted) == len(locs):
+        return None  # nothing to read page by page: pyarrow reads the whole chunk
     chunk_start, _ = chunk_range(footer, g, leaf.index)
     return _ColumnRead(chunk_start, max(0, locs[0].offset - chunk_start), locs, starts, ends,
                        wanted)
@@ -207,16 +207,31 @@ def read_selection(path: str | os.PathLike[str], selection: RowSelection,
     fields = [schema.field(n) for n in names]
     footer = read_footer(path)
     leaves = {leaf.name: leaf for leaf in footer.columns}
-    out = []
+    groups = selection.row_groups
+    parts: dict[int, Any] = {}
     with open(path, "rb") as f:
         region = PageIndexRegion(f, footer)
-        for g in selection.row_groups:
+        # Row groups where no column is read page by page are read by pyarrow
+        # together, in one call (its threads decode them in parallel).
+        plans = {g: {n: _pages_to_read(footer, region, g, leaves[n], selection.ranges[g])
+                     if n in leaves else None for n in names} for g in groups}
+        whole_groups = [g for g in groups if all(p is None for p in plans[g].values())]
+        if whole_groups:
+            table = pf.read_row_groups(whole_groups, columns=names)
+            at = 0
+            for g in whole_groups:
+                parts[g] = pa.concat_tables([table.slice(at + a, b - a)
+                                             for a, b in selection.ranges[g]])
+                at += int(footer.metadata.row_groups[g].num_rows or 0)
+        for g in groups:
+            if g in parts:
+                continue
             ranges = selection.ranges[g]
             arrays = []
             whole = None
             for name, field in zip(names, fields, strict=True):
                 arr = None
-                if name in leaves:
+                if plans[g][name] is not None:
                     arr = _read_pages_of_column(f, footer, region, g, leaves[name], field,
                                                 ranges)
                 if arr is None:
@@ -227,7 +242,8 @@ def read_selection(path: str | os.PathLike[str], selection: RowSelection,
                                             for c in col.slice(a, b - a).chunks]) \
                         if ranges else col.slice(0, 0).combine_chunks()
                 arrays.append(arr)
-            out.append(pa.Table.from_arrays(arrays, schema=pa.schema(fields)))
+            parts[g] = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+    out = [parts[g] for g in groups]
     if not out:
         return pa.schema(fields).empty_table()
     return pa.concat_tables(out)

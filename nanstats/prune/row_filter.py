@@ -74,9 +74,10 @@ def _load(table: Any, name: str) -> _Values:
     t = arr.type
     null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     if pa.types.is_floating(t):
-        filled = arr.fill_null(pa.scalar(0, t)) if arr.null_count else arr
+        # Null slots come out as NaN; they are masked by ``null`` anyway.
         with np.errstate(invalid="ignore"):  # signalling NaNs become quiet, signs kept
-            data = np.asarray(filled.to_numpy(zero_copy_only=False)).astype(np.float64)
+            data = np.asarray(arr.to_numpy(zero_copy_only=False)).astype(np.float64,
+                                                                        copy=False)
         return _Values("float", data, null)
     if pa.types.is_integer(t):
         filled = arr.fill_null(0) if arr.null_count else arr
