@@ -4,6 +4,7 @@ Spark hands a pandas UDF a float Series in which nulls have become NaN, so
 every function here also receives ``col.isNull()`` and rebuilds the mask.
 NaN bits (sign, payload) and ``-0.0`` survive the conversion.
 
+* :func:`summary_udf` — the grouped-aggregate pandas UDF of one field;
 * :func:`summary_columns` — grouped-aggregate pandas UDFs, one per field, for
   ``groupBy(...).agg(...)``.  Each recomputes the column's statistics, so
   asking for all nine fields costs nine passes; ask for the ones you need.
@@ -59,6 +60,29 @@ def _field_aggregate(name: str) -> Any:
     return aggregate
 
 
+def summary_udf(field: str) -> Any:
+    """The grouped-aggregate pandas UDF of one statistic: ``(values, is_null) -> scalar``.
+
+    Pass the column and ``column.isNull()`` (Spark hands pandas UDFs nulls
+    as NaN; the second argument tells them apart).  :func:`summary_columns`
+    builds these for several fields at once.
+
+    >>> import pyarrow as pa
+    >>> from pyspark.sql import functions as F
+    >>> from nanstats.spark.session import local_session
+    >>> t = pa.table({"k": ["a", "a", "b"], "x": [-0.0, float("nan"), None]})
+    >>> nan_count = summary_udf("nan_count")
+    >>> df = local_session().createDataFrame(t)
+    >>> df.groupBy("k").agg(nan_count("x", F.col("x").isNull()).alias("nans")).orderBy("k").collect()
+    [Row(k='a', nans=1), Row(k='b', nans=0)]
+    """
+    from pyspark.sql.functions import pandas_udf
+
+    if field not in FIELDS:
+        raise ValueError(f"unknown field {field!r}; fields: {', '.join(FIELDS)}")
+    return pandas_udf(_field_aggregate(field), FIELDS[field])  # type: ignore[call-overload]
+
+
 def summary_columns(column: str, fields: Sequence[str] | None = None) -> list[Any]:
     """Aggregate expressions (``<column>_<field>``) for ``groupBy().agg``.
 
@@ -71,14 +95,13 @@ def summary_columns(column: str, fields: Sequence[str] | None = None) -> list[An
     [Row(k='a', x_nan_count=1, x_null_count=0), Row(k='b', x_nan_count=0, x_null_count=1)]
     """
     from pyspark.sql import functions as F
-    from pyspark.sql.functions import pandas_udf
 
     out = []
     for name in fields or list(FIELDS):
         if name not in FIELDS:
             raise ValueError(f"unknown field {name!r}; fields: {', '.join(FIELDS)}")
 
-        udf = pandas_udf(_field_aggregate(name), FIELDS[name])  # type: ignore[call-overload]
+        udf = summary_udf(name)
         out.append(udf(F.col(column), F.col(column).isNull()).alias(f"{column}_{name}"))
     return out
 

@@ -98,6 +98,13 @@ def test_pandas_flavours_give_the_same_numbers(spark) -> None:
         assert tuple(r[f"x_{f}"] for f in fields) == exact[(r.k, "x")]
     with pytest.raises(ValueError, match="unknown field"):
         nanstats.spark.summary_columns("x", ["median"])
+    from pyspark.sql import functions as F
+
+    neg = nanstats.spark.summary_udf("neg_nan_count")
+    for r in df.groupBy("k").agg(neg("x", F.col("x").isNull()).alias("neg")).collect():
+        assert r.neg == exact[(r.k, "x")][fields.index("neg_nan_count")]
+    with pytest.raises(ValueError, match="unknown field"):
+        nanstats.spark.summary_udf("median")
 
 
 def test_file_path_equals_row_path(spark, tmp_path) -> None:
