@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from nanstats.prune.abstract import ColumnAbstract
 from nanstats.prune.expressions import And, Col, Compare, Expr, IsNan, IsNull, Lit, Or
 from nanstats.prune.semantics import SWAPPED, Comparison, NanSemantics, float_key
 
-Key = int | bytes
+# Keys of one column are all ints (float64 totalOrder keys, integers) or all bytes;
+# typed Any because the two never meet and mypy cannot say so.
+Key = Any
 
 
 @dataclass(frozen=True)
