@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test test-pandas2 demo build bench compare docs lint clean prune-soundness tightness fuzz
+.PHONY: test test-pandas2 demo build bench compare compare-targets docs lint clean prune-soundness tightness fuzz
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
@@ -54,6 +54,9 @@ tightness: build
 
 compare: build
 	$(PY) benchmarks/compare.py
+
+compare-targets: build
+	$(PY) benchmarks/compare.py --targets
 
 bench: build
 	$(PY) -m pip install --quiet "asv>=0.6"

@@ -9,6 +9,13 @@ per-page job (``--page-rows``) and the pandas/Arrow faces at the largest size
 (their overhead over the raw call).
 
     python benchmarks/compare.py [--size 1e7] [--dtype float64 ...] [--json out.json]
+
+``--targets`` measures instead what the kernel is held to (``make
+compare-targets``): 1e8 values, one thread, with no nulls and with 10% nulls
+as an Arrow bitmap, as fractions of the read ceiling; the numpy and polars
+compositions as multiples of nanstats' time; the per-page overhead with
+20,000- and 1,000-row pages; two threads against one.  Each line says the
+target and whether this run met it.
 """
 
 from __future__ import annotations
@@ -117,8 +124,88 @@ def run_dtype(dtype: str, args: argparse.Namespace) -> list[dict[str, Any]]:
                best(lambda: masked.nanstats.summary(), args.repeat), t_ns)
     return rows
 
+#: Fraction of the read ceiling the kernel must reach, by dtype.
+CEILING_TARGET = {"float64": 0.85, "float32": 0.85, "float16": 0.75}
+#: How many times slower each composition must be, by dtype.
+COMPOSITION_TARGET = {"float64": {"numpy": 10.0, "polars": 6.0},
+                      "float32": {"numpy": 10.0, "polars": 6.0},
+                      "float16": {"numpy": 100.0}}
+#: Page rows -> the most a page table may cost over one summary of the same data.
+PAGE_TARGET = {20_000: 1.03, 1_000: 1.10}
+
+
+def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The kernel's targets, each measured side by side in this run."""
+    import pyarrow as pa
+
+    rows: list[dict[str, Any]] = []
+
+    def check(dtype: str, what: str, value: float, target: float | None,
+              higher_is_better: bool = True) -> None:
+        met = None if target is None else (value >= target if higher_is_better
+                                           else value <= target)
+        rows.append({"dtype": dtype, "measure": what, "value": value,
+                     "target": None if target is None else
+                     (">= " if higher_is_better else "<= ") + f"{target:g}",
+                     "met": "-" if met is None else "yes" if met else "NO"})
+
+    def one(dtype: str) -> None:
+        values, valid = make_column(dtype, args.size, args.nan_frac, 0.1)
+        arrow = pa.array(values, mask=~valid)
+        expected = nanstats.summary(values, valid)
+        if nanstats.summary(arrow) != expected:
+            sys.exit(f"Arrow input disagrees with the numpy mask on {dtype}")
+        gb = values.nbytes / 1e9
+        ceiling = best(lambda: read_ceiling(values, None), args.repeat)
+        check(dtype, "read ceiling, GB/s", gb / ceiling, None)
+        target = CEILING_TARGET[dtype]
+        for level in _kernels.simd_levels():
+            _kernels.set_simd_level(level)
+            t_none = best(lambda: nanstats.summary(values), args.repeat)
+            t_bitmap = best(lambda: nanstats.summary(arrow), args.repeat)
+            check(dtype, f"[{level}] no nulls, fraction of ceiling", ceiling / t_none,
+                  target if level == level_before else None)
+            check(dtype, f"[{level}] 10% nulls (Arrow bitmap), fraction of ceiling",
+                  ceiling / t_bitmap, target if level == level_before else None)
+        _kernels.set_simd_level(level_before)
+        t_bitmap = best(lambda: nanstats.summary(arrow), args.repeat)
+        t_bytes = best(lambda: nanstats.summary(values, valid), args.repeat)
+        check(dtype, "10% nulls (numpy bool mask; reads 1 more byte a value), "
+              "fraction of ceiling", ceiling / t_bytes, None)
+        for name, fn in COMPOSITIONS.items():
+            if fn(values, valid) != expected:
+                sys.exit(f"{name} disagrees with nanstats on {dtype}")
+            t = best(lambda fn=fn: fn(values, valid), max(1, args.repeat // 3))
+            check(dtype, f"{name} composition, x nanstats time (same mask)", t / t_bytes,
+                  COMPOSITION_TARGET[dtype].get(name))
+        for label, data in (("no nulls", values), ("Arrow nulls", arrow)):
+            t_whole = best(lambda data=data: page_table(data), args.repeat)
+            for page_rows, limit in PAGE_TARGET.items():
+                t_pages = best(lambda data=data, r=page_rows: page_table(data, page_rows=r),
+                               args.repeat)
+                check(dtype, f"pages of {page_rows:,} ({label}), x one summary",
+                      t_pages / t_whole, limit, higher_is_better=False)
+        nanstats.set_threads(2)
+        t_two = best(lambda: nanstats.summary(arrow), args.repeat)
+        t_two_none = best(lambda: nanstats.summary(values), args.repeat)
+        nanstats.set_threads(1)
+        check(dtype, "two threads over one, no nulls (speed-up)",
+              best(lambda: nanstats.summary(values), args.repeat) / t_two_none, None)
+        check(dtype, "two threads over one, Arrow nulls (speed-up)", t_bitmap / t_two, None)
+
+    threads_before = nanstats.set_threads(1)
+    level_before = _kernels.simd_level()
+    try:
+        for dtype in args.dtype:
+            one(dtype)
+    finally:
+        _kernels.set_simd_level(level_before)
+        nanstats.set_threads(threads_before)
+    return rows
+
+
 def print_table(rows: list[dict[str, Any]], plain: bool) -> None:
-    headers = ["dtype", "job", "method", "ms", "GB/s", "x slower than nanstats"]
+    headers = list(rows[0]) if rows else []
 
     def cell(v: Any) -> str:
         return "-" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
@@ -141,7 +228,8 @@ def print_table(rows: list[dict[str, Any]], plain: bool) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=lambda s: int(float(s)), default=10_000_000)
+    parser.add_argument("--size", type=lambda s: int(float(s)), default=None,
+                        help="values per dtype (default 1e7; 1e8 with --targets)")
     parser.add_argument("--dtype", nargs="+", default=["float64", "float32", "float16"])
     parser.add_argument("--nan-frac", type=float, default=0.01)
     parser.add_argument("--null-frac", type=float, default=0.05)
@@ -149,7 +237,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--plain", action="store_true", help="plain text, no rich table")
+    parser.add_argument("--targets", action="store_true",
+                        help="measure the kernel's targets instead (1e8 values, one thread)")
     args = parser.parse_args(argv)
+    if args.size is None:
+        args.size = 100_000_000 if args.targets else 10_000_000
+    if args.targets:
+        rows = run_targets(args)
+        print(f"{args.size:,} values per dtype, {args.nan_frac:.1%} NaN (both signs), "
+              f"10% null where stated; SIMD level {_kernels.simd_level()}; one thread "
+              f"unless stated")
+        print_table(rows, args.plain)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=1)
+        return
     rows = run(args)
     print(f"{args.size:,} values per dtype, {args.nan_frac:.1%} NaN (both signs), "
           f"{args.null_frac:.1%} null; SIMD level {_kernels.simd_level()}")

@@ -8,6 +8,7 @@
 from nanstats.column_index import ColumnIndex, column_index
 from nanstats.errors import NanstatsError, UnsupportedDtypeError
 from nanstats.stats import ColumnStats, EncodedStatistics, page_stats, summary
+from nanstats.threads import get_threads, set_threads
 
 __version__ = "0.1.0.dev0"
 
@@ -27,6 +28,8 @@ __all__ = [
     "NanstatsError",
     "UnsupportedDtypeError",
     "column_index",
+    "get_threads",
     "page_stats",
+    "set_threads",
     "summary",
 ]

@@ -49,7 +49,7 @@ cdef extern from "_simd/scan.h":
 # Instruction-set levels, lowest first.  The loops are the same C code
 # compiled for each level (nanstats/_simd/); the best level the CPU supports
 # is used unless NANSTATS_SIMD or set_simd_level() says otherwise.
-SIMD_LEVELS = ("baseline", "avx2")
+SIMD_LEVELS = ("baseline", "avx2", "avx512")
 cdef int _level = ns_best_level()
 
 

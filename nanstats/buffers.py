@@ -32,6 +32,25 @@ class KernelInput:
     def __len__(self) -> int:
         return int(self.bits.shape[0])
 
+    def slice(self, start: int, stop: int) -> KernelInput:
+        """Rows ``[start, stop)`` as another input, without copying.
+
+        >>> import numpy as np
+        >>> inp = from_numpy(np.arange(10.0), np.arange(10) % 3 > 0)
+        >>> part = inp.slice(4, 9)
+        >>> len(part), part.validity.tolist()
+        (5, [1, 1, 0, 1, 1])
+        """
+        if not 0 <= start <= stop <= len(self):
+            raise ValueError(f"rows [{start}, {stop}) are not within the {len(self)} rows")
+        validity, bit_offset = self.validity, self.bit_offset
+        if self.validity_kind == _kernels.VALIDITY_BITMAP:
+            bit_offset += start
+        elif self.validity_kind != _kernels.VALIDITY_NONE:
+            validity = validity[start:stop]
+        return KernelInput(self.float_type, self.bits[start:stop], self.validity_kind,
+                           validity, bit_offset)
+
 
 def float_type_of(dtype: np.dtype[np.generic]) -> FloatType:
     """The FloatType of a numpy float dtype, or UnsupportedDtypeError.

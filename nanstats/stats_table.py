@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from nanstats import _kernels
+from nanstats import _kernels, threads
 from nanstats.buffers import KernelInput
 from nanstats.float_types import BY_PHYSICAL_TYPE, FloatType
 
@@ -123,22 +123,56 @@ def page_starts_for(
     return np.ascontiguousarray(starts)
 
 
-def scan(inp: KernelInput, page_starts: I64) -> StatsTable:
-    """One kernel pass: a StatsTable with one row per page."""
-    npages = page_starts.shape[0]
-    counts = np.empty((npages, 4), dtype=np.int64)
-    keys = np.empty((npages, 4), dtype=np.int64)
+def _scan_one(inp: KernelInput, page_starts: I64) -> StatsTable:
+    """One kernel call on the calling thread."""
+    # One allocation for both outputs: numpy asks for huge pages from 4 MiB
+    # up, and separate arrays cost a page fault per 4 KiB (on this VM about
+    # as long as the scan of 1,000-row float16 pages itself).
+    out = np.empty((2, page_starts.shape[0], 4), dtype=np.int64)
+    counts, keys = out[0], out[1]
     _kernels.scan(
         inp.bits, inp.validity_kind, inp.validity, inp.bit_offset, page_starts, counts, keys
     )
     return StatsTable(inp.float_type, counts, keys)
 
 
+def scan(inp: KernelInput, page_starts: I64) -> StatsTable:
+    """One kernel pass: a StatsTable with one row per page.
+
+    Large inputs (see :mod:`nanstats.threads`) are split into parts scanned
+    on several threads: at page starts when there are many pages (the parts'
+    tables are simply stacked), else at whole 64-row groups (the pages cut
+    in two are merged exactly).
+    """
+    n = len(inp)
+    parts = threads.parts_for(n)
+    if parts < 2:
+        return _scan_one(inp, page_starts)
+    npages = page_starts.shape[0]
+    if npages >= 4 * parts:
+        targets = [n * j // parts for j in range(1, parts)]
+        cut = np.unique(np.searchsorted(page_starts, targets).clip(1, npages - 1))
+        first = np.concatenate([[0], cut])
+        last = np.concatenate([cut, [npages]])
+        jobs = []
+        for i0, i1 in zip(first.tolist(), last.tolist(), strict=True):
+            lo = int(page_starts[i0])
+            hi = int(page_starts[i1]) if i1 < npages else n
+            jobs.append((inp.slice(lo, hi), page_starts[i0:i1] - lo))
+        tables = list(threads.pool().map(lambda job: _scan_one(*job), jobs))
+        return StatsTable(inp.float_type, np.concatenate([t.counts for t in tables]),
+                          np.concatenate([t.keys for t in tables]))
+    cuts = [n * j // parts // 64 * 64 for j in range(parts)] + [n]
+    pieces = [inp.slice(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+    return scan_chunks(pieces, page_starts)
+
+
 def scan_chunks(chunks: Sequence[KernelInput], page_starts: I64) -> StatsTable:
     """Page statistics of chunked data, exactly as if it were one array.
 
-    Each chunk is scanned once with the page boundaries that fall inside it;
-    a page that spans chunks is the exact merge of its pieces.
+    Each chunk is scanned once with the page boundaries that fall inside it
+    (on the worker threads when the chunks are large); a page that spans
+    chunks is the exact merge of its pieces.
 
     >>> import numpy as np
     >>> from nanstats.buffers import from_numpy
@@ -151,10 +185,7 @@ def scan_chunks(chunks: Sequence[KernelInput], page_starts: I64) -> StatsTable:
         return scan(chunks[0], page_starts)
     ft = chunks[0].float_type
     npages = page_starts.shape[0]
-    counts = np.zeros((npages, 4), dtype=np.int64)
-    keys = np.empty((npages, 4), dtype=np.int64)
-    keys[:, 0::2] = KEY_EMPTY_MIN
-    keys[:, 1::2] = KEY_EMPTY_MAX
+    jobs: list[tuple[KernelInput, I64, I64]] = []
     begin = 0
     for chunk in chunks:  # one iteration per chunk, not per value or page
         n = len(chunk)
@@ -163,12 +194,22 @@ def scan_chunks(chunks: Sequence[KernelInput], page_starts: I64) -> StatsTable:
         end = begin + n
         inside = page_starts[(page_starts > begin) & (page_starts < end)] - begin
         local = np.concatenate([[0], inside]).astype(np.int64)
-        part = scan(chunk, local)
         page = np.searchsorted(page_starts, local + begin, side="right") - 1
+        jobs.append((chunk, local, page))
+        begin = end
+    total = sum(len(job[0]) for job in jobs)
+    if len(jobs) > 1 and threads.parts_for(total) > 1:
+        parts = list(threads.pool().map(lambda job: _scan_one(job[0], job[1]), jobs))
+    else:
+        parts = [_scan_one(chunk, local) for chunk, local, _ in jobs]
+    counts = np.zeros((npages, 4), dtype=np.int64)
+    keys = np.empty((npages, 4), dtype=np.int64)
+    keys[:, 0::2] = KEY_EMPTY_MIN
+    keys[:, 1::2] = KEY_EMPTY_MAX
+    for (_, _, page), part in zip(jobs, parts, strict=True):
         np.add.at(counts, page, part.counts)
         np.minimum.at(keys[:, 0], page, part.keys[:, 0])
         np.maximum.at(keys[:, 1], page, part.keys[:, 1])
         np.minimum.at(keys[:, 2], page, part.keys[:, 2])
         np.maximum.at(keys[:, 3], page, part.keys[:, 3])
-        begin = end
     return StatsTable(ft, counts, keys)

@@ -82,6 +82,48 @@ class Ratios:
     track_fraction_of_read_ceiling.unit = "ratio"
 
 
+class KernelTargets:
+    """The kernel's targets at 1e7 values, one thread (``make compare-targets``
+    measures them at 1e8): fraction of the read ceiling with nulls as an Arrow
+    bitmap, per-page cost, two threads over one (unit: times)."""
+
+    params = [DTYPES]
+    param_names = ["dtype"]
+    unit = "ratio"
+
+    def setup(self, dtype):
+        import pyarrow as pa
+
+        self.values, valid = _column(dtype, 10_000_000, 0.01, 0.1)
+        self.arrow = pa.array(self.values, mask=~valid)
+        self.before = nanstats.set_threads(1)
+        self.t_arrow = _best(lambda: nanstats.summary(self.arrow))
+
+    def teardown(self, dtype):
+        nanstats.set_threads(self.before)
+
+    def track_fraction_of_read_ceiling_arrow_nulls(self, _):
+        return _best(lambda: read_ceiling(self.values, None)) / self.t_arrow
+
+    def track_pages_of_1000_over_summary(self, _):
+        return _best(lambda: page_table(self.arrow, page_rows=1000)) / self.t_arrow
+
+    def track_pages_of_20000_over_summary(self, _):
+        return _best(lambda: page_table(self.arrow, page_rows=20_000)) / self.t_arrow
+
+    def track_two_threads_speedup(self, _):
+        nanstats.set_threads(2)
+        try:
+            return self.t_arrow / _best(lambda: nanstats.summary(self.arrow))
+        finally:
+            nanstats.set_threads(1)
+
+    track_fraction_of_read_ceiling_arrow_nulls.unit = "ratio"
+    track_pages_of_1000_over_summary.unit = "ratio"
+    track_pages_of_20000_over_summary.unit = "ratio"
+    track_two_threads_speedup.unit = "ratio"
+
+
 class Faces:
     """The pandas and Arrow faces on the same 1e7 values (overhead over the raw call)."""
 

@@ -9,7 +9,7 @@
 enum { NS_VALIDITY_NONE = 0, NS_VALIDITY_BYTES = 1, NS_VALIDITY_BITMAP = 2,
        NS_VALIDITY_NULL_BYTES = 3 };
 
-enum { NS_LEVEL_BASELINE = 0, NS_LEVEL_AVX2 = 1 };
+enum { NS_LEVEL_BASELINE = 0, NS_LEVEL_AVX2 = 1, NS_LEVEL_AVX512 = 2 };
 
 /* Per page p: counts[4p..4p+3] = num_values, nulls, +NaN, -NaN;
  * keys[4p..4p+3] = value min, value max, NaN min, NaN max (int64 keys;

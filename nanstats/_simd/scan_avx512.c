@@ -1,0 +1,52 @@
+/* The AVX-512 level (F, BW, DQ, VL), compiled for AVX-512 whatever the build
+ * machine, used only where the CPU and OS report it at run time.  Its loops
+ * are in scan_avx512_template.h. */
+#if defined(__x86_64__) || defined(_M_X64)
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt")
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+#include "scan.h"
+
+static inline uint64_t ns_avx512_load8(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* 64 validity bits starting at bit `pos`, reading only bytes < nbytes. */
+static inline uint64_t ns_avx512_bits(const uint8_t *v, int64_t nbytes, int64_t pos)
+{
+    int64_t byte = pos >> 3;
+    unsigned shift = (unsigned)(pos & 7);
+    uint64_t lo = 0, hi = 0;
+    if (byte + 9 <= nbytes) {
+        memcpy(&lo, v + byte, 8);
+        hi = v[byte + 8];
+    } else {
+        for (int k = 0; k < 8 && byte + k < nbytes; k++)
+            lo |= (uint64_t)v[byte + k] << (8 * k);
+        if (byte + 8 < nbytes)
+            hi = v[byte + 8];
+    }
+    return shift ? (lo >> shift) | (hi << (64 - shift)) : lo;
+}
+
+#define NS_W 16
+#include "scan_avx512_template.h"
+#undef NS_W
+#define NS_W 32
+#include "scan_avx512_template.h"
+#undef NS_W
+#define NS_W 64
+#include "scan_avx512_template.h"
+#undef NS_W
+
+const ns_scan_fn ns_table_avx512[3] = {ns_scan_16_avx512, ns_scan_32_avx512, ns_scan_64_avx512};
+#else
+/* Not x86: the baseline table stands in (never selected). */
+#include "scan.h"
+extern const ns_scan_fn ns_table_baseline[3];
+const ns_scan_fn *const ns_table_avx512 = ns_table_baseline;
+#endif

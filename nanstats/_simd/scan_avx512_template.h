@@ -1,0 +1,320 @@
+/* The AVX-512 scan loop for one bit width, included by scan_avx512.c with
+ * NS_W set to 16, 32 or 64.
+ *
+ * AVX-512 changes what is cheap, so this level has loops of its own rather
+ * than the generic ones of scan_template.h:
+ * - Validity is a lane mask.  Every 64 rows get one 64-bit word of validity
+ *   (an Arrow bitmap word as it is, or 64 mask bytes turned into bits by one
+ *   byte test), and each vector takes its LANES bits of the word as the
+ *   write mask of its min/max and counters.  Nulls cost nothing per row.
+ * - Native signed min/max for every width (AVX512F for 32/64 bits, AVX512BW
+ *   for 16), under a mask: the value extremes take the valid non-NaN lanes,
+ *   the NaN extremes the valid NaN lanes; no rotations, no reference row.
+ * - NaN test: (bits << 1) > (inf << 1) unsigned, which drops the sign.
+ * - Counts: valid rows are the popcount of the validity word.  NaN and -NaN
+ *   counts are lane counters of the data's width for 32 and 64 bits (-NaN
+ *   subtracts the sign lane, which is all ones), flushed to int64 before
+ *   they could overflow; for 16 bits (32 lanes to a vector) popcounts of
+ *   the NaN mask and of NaN & sign measured faster, on the scalar ports.
+ * - The rows after the last full 64 are read with masked loads, which never
+ *   touch memory past the end of the buffer. */
+
+#define NS_CAT2(a, b) a##b
+#define NS_CAT(a, b) NS_CAT2(a, b)
+#define NS_FN(name) NS_CAT(NS_CAT(name, NS_W), _avx512)
+
+#if NS_W == 16
+#define S int16_t
+#define S_MAX INT16_MAX
+#define S_MIN INT16_MIN
+#define M __mmask32
+#define ABS_BITS 0x7FFF
+#define INF2_BITS ((int16_t)(0x7C00u << 1))
+#define SET1(x) _mm512_set1_epi16((short)(x))
+#define SRAI(x) _mm512_srai_epi16((x), 15)
+#define ADD(a, b) _mm512_add_epi16((a), (b))
+#define MASK_CMPGTU(m, a, b) _mm512_mask_cmpgt_epu16_mask((m), (a), (b))
+#define MASK_MIN(src, m, a, b) _mm512_mask_min_epi16((src), (m), (a), (b))
+#define MIN(a, b) _mm512_min_epi16((a), (b))
+#define MASK_MAX(src, m, a, b) _mm512_mask_max_epi16((src), (m), (a), (b))
+#define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi16((src), (m), (a), (b))
+#define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi16((m), (p))
+#define MOVEPI_MASK(x) _mm512_movepi16_mask(x)
+#define NS_SCALAR_COUNTS 1
+/* Lane counters of 16 bits: flush before any lane passes 32767. */
+#define NS_FLUSH_ROWS (32768 * 16)
+#elif NS_W == 32
+#define S int32_t
+#define S_MAX INT32_MAX
+#define S_MIN INT32_MIN
+#define M __mmask16
+#define ABS_BITS 0x7FFFFFFF
+#define INF2_BITS ((int32_t)(0x7F800000u << 1))
+#define SET1(x) _mm512_set1_epi32((int)(x))
+#define SRAI(x) _mm512_srai_epi32((x), 31)
+#define ADD(a, b) _mm512_add_epi32((a), (b))
+#define MASK_CMPGTU(m, a, b) _mm512_mask_cmpgt_epu32_mask((m), (a), (b))
+#define MASK_MIN(src, m, a, b) _mm512_mask_min_epi32((src), (m), (a), (b))
+#define MIN(a, b) _mm512_min_epi32((a), (b))
+#define MASK_MAX(src, m, a, b) _mm512_mask_max_epi32((src), (m), (a), (b))
+#define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi32((src), (m), (a), (b))
+#define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi32((m), (p))
+#define MOVEPI_MASK(x) _mm512_movepi32_mask(x)
+#define NS_SCALAR_COUNTS 0
+#define NS_FLUSH_ROWS ((int64_t)1 << 40)
+#else
+#define S int64_t
+#define S_MAX INT64_MAX
+#define S_MIN INT64_MIN
+#define M __mmask8
+#define ABS_BITS 0x7FFFFFFFFFFFFFFFll
+#define INF2_BITS ((int64_t)(0x7FF0000000000000ull << 1))
+#define SET1(x) _mm512_set1_epi64((long long)(x))
+#define SRAI(x) _mm512_srai_epi64((x), 63)
+#define ADD(a, b) _mm512_add_epi64((a), (b))
+#define MASK_CMPGTU(m, a, b) _mm512_mask_cmpgt_epu64_mask((m), (a), (b))
+#define MASK_MIN(src, m, a, b) _mm512_mask_min_epi64((src), (m), (a), (b))
+#define MIN(a, b) _mm512_min_epi64((a), (b))
+#define MASK_MAX(src, m, a, b) _mm512_mask_max_epi64((src), (m), (a), (b))
+#define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi64((src), (m), (a), (b))
+#define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi64((m), (p))
+#define MOVEPI_MASK(x) _mm512_movepi64_mask(x)
+#define NS_SCALAR_COUNTS 0
+#define NS_FLUSH_ROWS ((int64_t)1 << 40)
+#endif
+
+#define LANES (512 / NS_W)
+#define VECS (64 / LANES) /* vectors per 64-row group */
+
+/* The running state of one page. */
+typedef struct {
+    __m512i vmin, vmax, nmin, nmax, nan, neg;
+} NS_FN(ns_acc_);
+#define ACC NS_FN(ns_acc_)
+
+/* One vector of rows under validity mask m. */
+#define NS_STEP(a, s, m)                                                      \
+    do {                                                                      \
+        __m512i sg_ = SRAI(s);                                                \
+        __m512i k_ = _mm512_ternarylogic_epi64((s), sg_, absv, 0x78);         \
+        M nanm_ = MASK_CMPGTU((m), ADD((s), (s)), inf2v);                     \
+        M num_ = (M)((m) & (M)~nanm_);                                        \
+        (a).vmin = MASK_MIN((a).vmin, num_, (a).vmin, k_);                    \
+        (a).vmax = MASK_MAX((a).vmax, num_, (a).vmax, k_);                    \
+        (a).nmin = MASK_MIN((a).nmin, nanm_, (a).nmin, k_);                   \
+        (a).nmax = MASK_MAX((a).nmax, nanm_, (a).nmax, k_);                   \
+        if (NS_SCALAR_COUNTS) {                                               \
+            nan += _mm_popcnt_u64((uint64_t)nanm_);                           \
+            neg += _mm_popcnt_u64((uint64_t)(nanm_ & MOVEPI_MASK(s)));        \
+        } else {                                                              \
+            (a).nan = MASK_SUB((a).nan, nanm_, (a).nan, ones);                \
+            (a).neg = MASK_SUB((a).neg, nanm_, (a).neg, sg_);                 \
+        }                                                                     \
+    } while (0)
+
+/* Whole 64-row groups up to chunk_end, validity word from WORD. */
+#define NS_GROUPS(WORD)                                                       \
+    for (; i + 64 <= chunk_end; i += 64) {                                    \
+        uint64_t w_ = (WORD);                                                 \
+        valid += (int64_t)_mm_popcnt_u64(w_);                                 \
+        for (int q_ = 0; q_ < VECS; q_++) {                                   \
+            __m512i s_ = _mm512_loadu_si512(row + i + q_ * LANES);            \
+            NS_STEP(a, s_, (M)(w_ >> (q_ * LANES)));                          \
+        }                                                                     \
+    }
+#define NS_TEST8(b) ((uint64_t)_mm512_test_epi8_mask((b), (b)))
+#define NS_TESTN8(b) ((uint64_t)_mm512_testn_epi8_mask((b), (b)))
+
+/* The in-block steps of the reduction: each 128-bit block's minimum in
+ * its lowest lane. */
+static inline __m512i NS_FN(ns_block_min_)(__m512i r)
+{
+    r = MIN(r, _mm512_shuffle_epi32(r, (_MM_PERM_ENUM)0x4E));     /* 64-bit halves */
+#if NS_W <= 32
+    r = MIN(r, _mm512_shuffle_epi32(r, (_MM_PERM_ENUM)0xB1));     /* 32-bit quarters */
+#endif
+#if NS_W == 16
+    r = MIN(r, _mm512_srli_epi32(r, 16));                         /* 16-bit halves */
+#endif
+    return r;
+}
+
+/* The extremes of a page at once: min over vmin, nmin and (as ~max(x) =
+ * min(~x) in two's complement) over vmax, nmax.  Rounds of 128-bit block
+ * shuffles bring one vector's partial minima into each 128-bit block, then
+ * shuffles inside the blocks finish: about 15 instructions instead of four
+ * separate reductions, fewer when the page holds no NaN. */
+static inline void NS_FN(ns_extremes_)(const ACC *a, int with_nan, S out[4])
+{
+    const __m512i not_ = _mm512_set1_epi64(-1);
+    __m512i pa = a->vmin, pb = _mm512_xor_si512(a->vmax, not_);
+    __m512i ab = MIN(_mm512_shuffle_i64x2(pa, pb, 0x44), _mm512_shuffle_i64x2(pa, pb, 0xEE));
+    S l[LANES];
+    if (!with_nan) { /* most pages: the two value extremes only */
+        __m512i r = MIN(ab, _mm512_shuffle_i64x2(ab, ab, 0xB1));
+        _mm512_storeu_si512(l, NS_FN(ns_block_min_)(r));
+        out[0] = l[0];
+        out[1] = (S)~l[LANES / 2];
+        return;
+    }
+    __m512i pc = a->nmin, pd = _mm512_xor_si512(a->nmax, not_);
+    __m512i cd = MIN(_mm512_shuffle_i64x2(pc, pd, 0x44), _mm512_shuffle_i64x2(pc, pd, 0xEE));
+    __m512i r = MIN(_mm512_shuffle_i64x2(ab, cd, 0x88), _mm512_shuffle_i64x2(ab, cd, 0xDD));
+    _mm512_storeu_si512(l, NS_FN(ns_block_min_)(r));
+    out[0] = l[0];
+    out[1] = (S)~l[LANES / 4];
+    out[2] = l[LANES / 2];
+    out[3] = (S)~l[3 * LANES / 4];
+}
+
+/* Sum of the lane counters (each below its overflow by NS_FLUSH_ROWS). */
+#if NS_W == 16
+static inline int64_t NS_FN(ns_hsum_)(__m512i x)
+{
+    __m512i lo = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(x));
+    __m512i hi = _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(x, 1));
+    return _mm512_reduce_add_epi32(_mm512_add_epi32(lo, hi));
+}
+#elif NS_W == 32
+static inline int64_t NS_FN(ns_hsum_)(__m512i x) { return _mm512_reduce_add_epi32(x); }
+#else
+static inline int64_t NS_FN(ns_hsum_)(__m512i x) { return _mm512_reduce_add_epi64(x); }
+#endif
+
+/* Validity bits of rows [r, r + count) (count <= 64) in the low bits. */
+static inline uint64_t NS_FN(ns_word_)(int kind, const uint8_t *v, int64_t nbytes,
+                                       int64_t bit_offset, int64_t r, int64_t count)
+{
+    uint64_t live = count >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << count) - 1);
+    switch (kind) {
+    case NS_VALIDITY_BITMAP:
+        return ns_avx512_bits(v, nbytes, bit_offset + r) & live;
+    case NS_VALIDITY_BYTES: {
+        __m512i b = _mm512_maskz_loadu_epi8(live, v + r);
+        return _mm512_test_epi8_mask(b, b);
+    }
+    case NS_VALIDITY_NULL_BYTES: {
+        __m512i b = _mm512_maskz_loadu_epi8(live, v + r);
+        return _mm512_testn_epi8_mask(b, b) & live;
+    }
+    default:
+        return live;
+    }
+}
+
+static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
+                            int64_t validity_nbytes, int64_t bit_offset,
+                            const int64_t *page_starts, int64_t npages,
+                            int64_t *counts, int64_t *keys)
+{
+    const S *d = (const S *)data;
+    const __m512i absv = SET1(ABS_BITS), inf2v = SET1(INF2_BITS), ones = SET1(-1);
+    const __m512i smax = SET1(S_MAX), smin = SET1(S_MIN), zero = _mm512_setzero_si512();
+    for (int64_t p = 0; p < npages; p++) {
+        int64_t start = page_starts[p];
+        int64_t stop = p + 1 < npages ? page_starts[p + 1] : n;
+        int64_t valid = 0, nan = 0, neg = 0;
+        ACC a = {smax, smin, smax, smin, zero, zero};
+        const S *row = d + start;
+        const int64_t vrow = start; /* validity index of row[0] */
+        int64_t len = stop - start;
+        int64_t i = 0;
+        while (i < len) {
+            /* Up to the next counter flush, whole 64-row groups. */
+            int64_t chunk_end = len - i > NS_FLUSH_ROWS ? i + NS_FLUSH_ROWS : len;
+            /* One loop per validity kind, the word fetch inlined.  Every
+             * bitmap byte read here lies within the bits of the page. */
+            const uint8_t *bm = validity + ((bit_offset + vrow) >> 3);
+            const unsigned shift = (unsigned)((bit_offset + vrow) & 7);
+            const uint8_t *vb = validity + vrow;
+            switch (kind) {
+            case NS_VALIDITY_BITMAP:
+                if (shift == 0) {
+                    /* Byte-aligned: each vector's mask straight from memory. */
+                    for (; i + 64 <= chunk_end; i += 64) {
+                        valid += (int64_t)_mm_popcnt_u64(ns_avx512_load8(bm + i / 8));
+                        for (int q = 0; q < VECS; q++) {
+                            M m;
+                            memcpy(&m, bm + i / 8 + q * (LANES / 8), sizeof m);
+                            __m512i s = _mm512_loadu_si512(row + i + q * LANES);
+                            NS_STEP(a, s, m);
+                        }
+                    }
+                } else {
+                    NS_GROUPS((ns_avx512_load8(bm + i / 8) >> shift) |
+                              ((uint64_t)bm[i / 8 + 8] << (64 - shift)));
+                }
+                break;
+            case NS_VALIDITY_BYTES:
+                NS_GROUPS(NS_TEST8(_mm512_loadu_si512(vb + i)));
+                break;
+            case NS_VALIDITY_NULL_BYTES:
+                NS_GROUPS(NS_TESTN8(_mm512_loadu_si512(vb + i)));
+                break;
+            default: {
+                const M all = (M)~(M)0;
+                for (; i + 64 <= chunk_end; i += 64) {
+                    for (int q = 0; q < VECS; q++) {
+                        __m512i s = _mm512_loadu_si512(row + i + q * LANES);
+                        NS_STEP(a, s, all);
+                    }
+                }
+            }
+            }
+            if (i < chunk_end) { /* the last rows of the page, under a mask */
+                uint64_t w = NS_FN(ns_word_)(kind, validity, validity_nbytes, bit_offset,
+                                             vrow + i, chunk_end - i);
+                valid += (int64_t)_mm_popcnt_u64(w);
+                for (int q = 0; q * LANES < chunk_end - i; q++) {
+                    M m = (M)(w >> (q * LANES));
+                    __m512i s = MASKZ_LOAD(m, row + i + q * LANES);
+                    NS_STEP(a, s, m);
+                }
+                i = chunk_end;
+            }
+            if (!NS_SCALAR_COUNTS) { /* flushed before any lane could overflow */
+                nan += NS_FN(ns_hsum_)(a.nan);
+                neg += NS_FN(ns_hsum_)(a.neg);
+                a.nan = a.neg = zero;
+            }
+        }
+        int64_t rows = stop - start;
+        if (kind == NS_VALIDITY_NONE)
+            valid = rows;
+        S ex[4] = {0, 0, 0, 0};
+        NS_FN(ns_extremes_)(&a, nan > 0, ex);
+        counts[4 * p + 0] = rows;
+        counts[4 * p + 1] = rows - valid;
+        counts[4 * p + 2] = nan - neg;
+        counts[4 * p + 3] = neg;
+        keys[4 * p + 0] = valid - nan > 0 ? (int64_t)ex[0] : INT64_MAX;
+        keys[4 * p + 1] = valid - nan > 0 ? (int64_t)ex[1] : INT64_MIN;
+        keys[4 * p + 2] = nan > 0 ? (int64_t)ex[2] : INT64_MAX;
+        keys[4 * p + 3] = nan > 0 ? (int64_t)ex[3] : INT64_MIN;
+    }
+}
+
+#undef S
+#undef S_MAX
+#undef S_MIN
+#undef M
+#undef ABS_BITS
+#undef INF2_BITS
+#undef SET1
+#undef SRAI
+#undef ADD
+#undef MASK_CMPGTU
+#undef MASK_MIN
+#undef MIN
+#undef MASK_MAX
+#undef MASK_SUB
+#undef MASKZ_LOAD
+#undef MOVEPI_MASK
+#undef NS_SCALAR_COUNTS
+#undef NS_FLUSH_ROWS
+#undef LANES
+#undef VECS
+#undef ACC
+#undef NS_GROUPS
+#undef NS_TEST8
+#undef NS_TESTN8
