@@ -22,6 +22,13 @@ build: $(STAMP)
 test: build
 	$(PY) -m pytest
 
+# House style: ruff, mypy --strict on the package, cython-lint on the .pyx.
+lint: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m ruff check nanstats tests benchmarks asv_bench docs
+	$(PY) -m mypy
+	PATH=$(VENV)/bin:$$PATH cython-lint --max-line-length 100 nanstats/_kernels.pyx
+
 # The Parquet readers against many corrupt footers and page indexes (random;
 # the suite runs a small fixed set).  NANSTATS_FUZZ_EXAMPLES=N per test.
 NANSTATS_FUZZ_EXAMPLES ?= 20000

@@ -20,10 +20,7 @@ accumulators keep the sentinels ``INT64_MAX`` (min) and ``INT64_MIN`` (max);
 callers tell empty from real through the counts.
 """
 
-from libc.stdint cimport (
-    int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
-    INT64_MAX, INT64_MIN,
-)
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 ctypedef fused bits_t:
     uint16_t
@@ -107,7 +104,8 @@ def scan(const bits_t[::1] data, int validity_kind, const uint8_t[::1] validity,
     for p in range(1, npages):
         if page_starts[p] <= page_starts[p - 1] or page_starts[p] > n:
             raise ValueError("page_starts must be strictly increasing and within the data")
-    if counts.shape[0] != npages or counts.shape[1] != 4 or keys.shape[0] != npages or keys.shape[1] != 4:
+    if (counts.shape[0] != npages or counts.shape[1] != 4
+            or keys.shape[0] != npages or keys.shape[1] != 4):
         raise ValueError("counts and keys must have shape (npages, 4)")
     if validity_kind == VALIDITY_BYTES or validity_kind == VALIDITY_NULL_BYTES:
         if validity.shape[0] != n:

@@ -121,7 +121,7 @@ def _view(pointer: int, dtype: np.dtype[Any], count: int, owner: object) -> np.n
         return np.zeros(0, dtype=dtype)
     raw = (ctypes.c_uint8 * (count * dtype.itemsize)).from_address(pointer)
     raw._nanstats_owner = owner  # type: ignore[attr-defined]  # the view keeps the capsule
-    arr = np.frombuffer(raw, dtype=dtype, count=count)
+    arr: np.ndarray = np.frombuffer(memoryview(raw), dtype=dtype, count=count)
     arr.flags.writeable = False
     return arr
 
@@ -152,9 +152,10 @@ def import_chunks(obj: Any) -> list[KernelInput]:
         capsule = obj.__arrow_c_stream__()
         stream = ArrowArrayStream.from_address(
             _capsule_pointer(capsule, b"arrow_array_stream"))
-        schema = _Owned(ArrowSchema(), _RELEASE_SCHEMA)
-        _check(stream, stream.get_schema(ctypes.byref(stream), ctypes.byref(schema.struct)))
-        ft = _float_type(schema.struct)
+        owned_schema = _Owned(ArrowSchema(), _RELEASE_SCHEMA)
+        _check(stream, stream.get_schema(ctypes.byref(stream),
+                                         ctypes.byref(owned_schema.struct)))
+        ft = _float_type(owned_schema.struct)
         chunks = []
         while True:
             owned = _Owned(ArrowArray(), _RELEASE_ARRAY)

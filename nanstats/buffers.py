@@ -8,6 +8,7 @@ strided input is converted with one copy, so it is never misread.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -99,7 +100,8 @@ def from_numpy(
         arr = arr.astype(arr.dtype.newbyteorder("="))
     # Walk the values in memory order (a view for any contiguous layout; a
     # copy for strided input) and the mask in the same logical order.
-    order = "F" if arr.ndim > 1 and arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
+    order: Literal["C", "F"] = (
+        "F" if arr.ndim > 1 and arr.flags.f_contiguous and not arr.flags.c_contiguous else "C")
     bits = arr.ravel(order=order).view(ft.bits_dtype)
     if null_mask is not None:
         flat_nulls = _check_mask(null_mask, values.shape).ravel(order=order).view(np.uint8)
@@ -229,6 +231,6 @@ def _valid_bytes(c: KernelInput) -> npt.NDArray[np.bool_]:
     if c.validity_kind == _kernels.VALIDITY_BYTES:
         return c.validity.view(bool)
     if c.validity_kind == _kernels.VALIDITY_NULL_BYTES:
-        return c.validity == 0
+        return np.asarray(c.validity == 0, dtype=bool)
     bits = np.unpackbits(c.validity, bitorder="little")
     return bits[c.bit_offset : c.bit_offset + n].astype(bool)

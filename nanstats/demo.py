@@ -15,6 +15,7 @@ import numpy as np
 import nanstats
 from nanstats.column_index import ColumnIndex
 from nanstats.float_types import DOUBLE
+from nanstats.order_rules import ColumnOrderName, TypeOrderPolicy
 
 NAN_PATTERNS = np.array(
     [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0xFFFFFFFFFFFFFFFF],
@@ -74,7 +75,9 @@ def main(argv: list[str] | None = None) -> None:
     stats = nanstats.summary(values, valid)
     print(f"column of {args.rows} float64 values, pages of {args.page_rows} rows\n")
     print(stats)
-    for order, policy in (("ieee754", "safe"), ("type_order", "safe"), ("type_order", "format_minimum")):
+    cases: tuple[tuple[ColumnOrderName, TypeOrderPolicy], ...] = (
+        ("ieee754", "safe"), ("type_order", "safe"), ("type_order", "format_minimum"))
+    for order, policy in cases:
         enc = stats.statistics(order, policy=policy)
         label = order if order == "ieee754" else f"{order} ({policy})"
         lo = "-" if enc.min_value is None else _fmt(enc.min_value)

@@ -28,7 +28,7 @@ def check_order(order: object, policy: object = "safe") -> ColumnOrderName:
         raise ValueError(f"order must be one of {COLUMN_ORDERS}, not {order!r}")
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
-    return order  # type: ignore[return-value]
+    return order
 
 
 @dataclass(frozen=True, eq=False)

@@ -178,10 +178,10 @@ class ColumnStats:
         check_order(order, policy)
         bounds = bounds_to_write(StatsTable.from_stats([self]), order, policy)
         ft = self.float_type
+        min_value: bytes | None = None
+        max_value: bytes | None = None
         if bounds.present[0]:
             min_value, max_value = ft.bits_to_plain([bounds.min_bits[0], bounds.max_bits[0]])
-        else:
-            min_value = max_value = None
         return EncodedStatistics(
             order, ft.physical_type, min_value, max_value, self.null_count, self.nan_count
         )

@@ -78,6 +78,7 @@ def _read(f: IO[bytes] | None, footer: Footer, offset: int | None, length: int |
         return region.decoder.decode_at(cls, offset - region.start, length, what=what)
     assert f is not None
     f.seek(offset)
+    obj: Any
     obj, _ = decode(cls, f.read(length), path=footer.path, offset=offset, what=what)
     return obj
 

@@ -69,7 +69,7 @@ class _ColumnRead:
 
     @property
     def num_bytes(self) -> int:
-        return self.dictionary_length + sum(self.locations[i].compressed_page_size
+        return self.dictionary_length + sum(int(self.locations[i].compressed_page_size)
                                             for i in self.wanted)
 
 

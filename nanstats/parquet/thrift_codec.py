@@ -137,6 +137,7 @@ class RegionDecoder:
                                offset=where, what=what)
             return obj
         name = what or cls.__name__
+        assert self._buf is not None
         try:
             self._buf._buffer.seek(offset)
             obj = _fastbinary.decode_compact(None, self._prot, [cls, _spec(cls)])
@@ -150,7 +151,7 @@ class RegionDecoder:
         if used > length:
             raise ParquetFormatError(f"{name} takes {used} bytes, more than its {length}",
                                      path=self.path, offset=where)
-        return obj  # type: ignore[no-any-return]
+        return obj
 
 
 def _decode_pure(cls: type[T], data: bytes) -> tuple[T, int]:
@@ -160,7 +161,7 @@ def _decode_pure(cls: type[T], data: bytes) -> tuple[T, int]:
 
     buf = io.BytesIO(data)
     obj = cls()
-    TCompactProtocol(buf).read_struct(obj)
+    TCompactProtocol(buf).read_struct(obj)  # type: ignore[no-untyped-call]
     return obj, buf.tell()
 
 
@@ -171,4 +172,5 @@ def encode(obj: Any) -> bytes:
     from thriftpy2.protocol import TCompactProtocolFactory  # pragma: no cover
     from thriftpy2.utils import serialize  # pragma: no cover
 
-    return bytes(serialize(obj, TCompactProtocolFactory()))  # pragma: no cover
+    factory = TCompactProtocolFactory()  # type: ignore[no-untyped-call]  # pragma: no cover
+    return bytes(serialize(obj, factory))  # pragma: no cover

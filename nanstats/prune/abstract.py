@@ -249,8 +249,10 @@ def value(e: Expr, env: dict[str, ColumnAbstract]) -> ColumnAbstract:
         a = _as_float(value(e.operand, env))
         if a.kind not in ("float", "any"):
             raise TypeError(f"cannot negate {a.kind} values in {e!r}")
-        return ColumnAbstract("float", None if a.hi is None else -a.hi,
-                              None if a.lo is None else -a.lo, a.may_value, a.may_null,
+        # a.kind is "float" or "any" here: bounds, when present, are floats.
+        lo = None if a.hi is None else -float(a.hi)
+        hi = None if a.lo is None else -float(a.lo)
+        return ColumnAbstract("float", lo, hi, a.may_value, a.may_null,
                               a.may_neg_nan, a.may_pos_nan)
     if isinstance(e, Arith):
         left, right = value(e.left, env), value(e.right, env)
@@ -307,8 +309,12 @@ def truth(e: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> T
         if e.left.same_as(e.right):
             # One row, one value: a number equals itself, a NaN is unordered
             # with itself under IEEE 754 and equal to itself elsewhere.
-            rels = ({"eq"} if a.may_value else set()) | \
-                ({"un" if semantics == "ieee" else "eq"} if a.may_nan else set())
+            nan_rel: Relation = "un" if semantics == "ieee" else "eq"
+            rels: set[Relation] = set()
+            if a.may_value:
+                rels.add("eq")
+            if a.may_nan:
+                rels.add(nan_rel)
         else:
             rels = relations(a, b, semantics)
         out: set[Truth] = {r in TRUE_UNDER[e.op] for r in rels}

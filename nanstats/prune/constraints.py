@@ -116,12 +116,12 @@ def _compare_need(op: Comparison, c: float | int | bytes, kind: str,
     if op == "!=":
         return None
     if kind == "float":
-        c = float(c)  # type: ignore[arg-type]
+        c = float(c)
         total = semantics == "total_order"
         if c == 0.0 and not total:
             low, high = float_key(-0.0), float_key(0.0)  # both zeros equal c
         else:
-            low = high = float_key(c)  # type: ignore[arg-type]
+            low = high = float_key(c)
         above = {"nan_greatest": (True, True), "total_order": (True, False)}.get(
             semantics, (False, False))
         below = {"nan_least": (True, True), "total_order": (False, True)}.get(

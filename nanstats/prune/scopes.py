@@ -28,7 +28,7 @@ widened bounds stay correct) passes over the pages that cannot match.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -409,7 +409,7 @@ class StatsSource:
     page starts relative to the row group; ``rows[g]`` its row count.
     """
 
-    row_groups: Sequence[dict[str, tuple[Sequence[int], Sequence[ColumnStats]]]]
+    row_groups: Sequence[Mapping[str, tuple[Sequence[int], Sequence[ColumnStats]]]]
     rows: Sequence[int]
 
     @classmethod
@@ -423,7 +423,7 @@ class StatsSource:
         rows = []
         for start in range(0, n, row_group_rows):
             stop = min(n, start + row_group_rows)
-            group = {}
+            group: dict[str, tuple[Sequence[int], Sequence[ColumnStats]]] = {}
             for name, values in columns.items():
                 stats = page_stats(np.asarray(values)[start:stop], page_rows=page_rows)
                 group[name] = (list(range(0, stop - start, page_rows)), stats)

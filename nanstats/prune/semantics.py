@@ -73,7 +73,7 @@ def check_semantics(semantics: object) -> NanSemantics:
     """
     if semantics not in SEMANTICS:
         raise ValueError(f"semantics must be one of {SEMANTICS}, not {semantics!r}")
-    return semantics  # type: ignore[return-value]
+    return semantics
 
 
 def check_comparison(op: object) -> Comparison:
@@ -88,7 +88,7 @@ def check_comparison(op: object) -> Comparison:
     """
     if op not in COMPARISONS:
         raise ValueError(f"comparison must be one of {COMPARISONS}, not {op!r}")
-    return op  # type: ignore[return-value]
+    return op
 
 
 def holds(op: Comparison, rel: Relation) -> bool:
@@ -106,7 +106,7 @@ def float_key(value: float) -> int:
     >>> float_key(-0.0) < float_key(0.0) < float_key(float("inf")) < float_key(float("nan"))
     True
     """
-    (b,) = struct.unpack("<q", struct.pack("<d", value))
+    b = int(struct.unpack("<q", struct.pack("<d", value))[0])
     return b ^ ((b >> 63) & 0x7FFFFFFFFFFFFFFF)
 
 

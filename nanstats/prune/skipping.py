@@ -144,7 +144,7 @@ class FileSource:
                 out.append(None)
             elif a.may_value and a.lo is not None and a.hi is not None:
                 out.append((float_key(float(a.lo)), float_key(float(a.hi))) if ft is not None
-                           else (a.lo, a.hi))  # type: ignore[arg-type]
+                           else (a.lo, a.hi))
             elif ft is not None and ieee and not a.may_value:
                 lo = ft.bits_to_float(ft.plain_to_bits(ci.min_values[i]))
                 hi = ft.bits_to_float(ft.plain_to_bits(ci.max_values[i]))

@@ -76,11 +76,11 @@ def summary_udf(field: str) -> Any:
     >>> df.groupBy("k").agg(nan_count("x", F.col("x").isNull()).alias("nans")).orderBy("k").collect()
     [Row(k='a', nans=1), Row(k='b', nans=0)]
     """
-    from pyspark.sql.functions import pandas_udf
+    from pyspark.sql.functions import pandas_udf  # type: ignore[attr-defined]
 
     if field not in FIELDS:
         raise ValueError(f"unknown field {field!r}; fields: {', '.join(FIELDS)}")
-    return pandas_udf(_field_aggregate(field), FIELDS[field])  # type: ignore[call-overload]
+    return pandas_udf(_field_aggregate(field), FIELDS[field])
 
 
 def summary_columns(column: str, fields: Sequence[str] | None = None) -> list[Any]:

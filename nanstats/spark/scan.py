@@ -104,8 +104,8 @@ def _unsigned(bits: int, width: int) -> int:
 
 
 def _canonical_nan(ft: Any, negative: bool) -> int:
-    quiet = ft.inf_bits | (1 << ({16: 10, 32: 23, 64: 52}[ft.width] - 1))
-    return quiet | (ft.sign_mask if negative else 0)
+    quiet = int(ft.inf_bits) | (1 << ({16: 10, 32: 23, 64: 52}[ft.width] - 1))
+    return quiet | (int(ft.sign_mask) if negative else 0)
 
 
 def _stats_of(row: dict[str, Any]) -> ColumnStats:

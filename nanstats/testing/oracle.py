@@ -133,7 +133,7 @@ def column_index(
     ranks = [
         (total_order_rank(lo, width), total_order_rank(hi, width))
         for (lo, hi), null in zip(bounds, null_pages, strict=True)
-        if not null
+        if not null and lo is not None and hi is not None
     ]
     pairs = list(zip(ranks, ranks[1:], strict=False))
     if all(a[0] <= b[0] and a[1] <= b[1] for a, b in pairs):
