@@ -33,17 +33,9 @@ static inline uint64_t ns_avx512_bits(const uint8_t *v, int64_t nbytes, int64_t 
     return shift ? (lo >> shift) | (hi << (64 - shift)) : lo;
 }
 
-#define NS_W 16
-#include "scan_avx512_template.h"
-#undef NS_W
-#define NS_W 32
-#include "scan_avx512_template.h"
-#undef NS_W
-#define NS_W 64
-#include "scan_avx512_template.h"
-#undef NS_W
-
-const ns_scan_fn ns_table_avx512[3] = {ns_scan_16_avx512, ns_scan_32_avx512, ns_scan_64_avx512};
+#define NS_SUFFIX _avx512
+#define NS_TEMPLATE "scan_avx512_template.h"
+#include "scan_levels.h"
 #else
 /* Not x86: the baseline table stands in (never selected). */
 #include "scan.h"

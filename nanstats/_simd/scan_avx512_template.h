@@ -1,5 +1,5 @@
-/* The AVX-512 scan loop for one bit width, included by scan_avx512.c with
- * NS_W set to 16, 32 or 64.
+/* The AVX-512 scan loop for one bit width, included through scan_levels.h
+ * by scan_avx512.c with NS_W set to 16, 32 or 64.
  *
  * AVX-512 changes what is cheap, so this level has loops of its own rather
  * than the generic ones of scan_template.h:
@@ -21,7 +21,7 @@
 
 #define NS_CAT2(a, b) a##b
 #define NS_CAT(a, b) NS_CAT2(a, b)
-#define NS_FN(name) NS_CAT(NS_CAT(name, NS_W), _avx512)
+#define NS_FN(name) NS_CAT(NS_CAT(name, NS_W), NS_SUFFIX)
 
 #if NS_W == 16
 #define S int16_t

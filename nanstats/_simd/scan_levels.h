@@ -1,16 +1,20 @@
-/* Instantiate the three widths for one ISA level (NS_SUFFIX set by the includer). */
+/* Instantiate the three widths for one ISA level: NS_SUFFIX set by the
+ * includer, and NS_TEMPLATE when the level has loops of its own. */
 #include <stdint.h>
 #include <string.h>
 #include "scan.h"
 
+#ifndef NS_TEMPLATE
+#define NS_TEMPLATE "scan_template.h"
+#endif
 #define NS_W 16
-#include "scan_template.h"
+#include NS_TEMPLATE
 #undef NS_W
 #define NS_W 32
-#include "scan_template.h"
+#include NS_TEMPLATE
 #undef NS_W
 #define NS_W 64
-#include "scan_template.h"
+#include NS_TEMPLATE
 #undef NS_W
 
 #define NS_TABLE_NAME NS_CAT(ns_table, NS_SUFFIX)
