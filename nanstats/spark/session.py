@@ -11,7 +11,9 @@ def local_session(master: str = "local[2]", app_name: str = "nanstats", **conf: 
     """The active Spark session, or a new local one (UI off, Arrow on).
 
     Executors run this interpreter (``PYSPARK_PYTHON``) unless the
-    environment says otherwise.
+    environment says otherwise.  Their kernels run single-threaded
+    (``NANSTATS_THREADS=1`` unless set here): Spark already runs one task per
+    core, and threads inside a task would only compete with the others.
 
     >>> local_session().conf.get("spark.ui.enabled")
     'false'
@@ -27,6 +29,7 @@ def local_session(master: str = "local[2]", app_name: str = "nanstats", **conf: 
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.driver.memory", "2g")
+        .config("spark.executorEnv.NANSTATS_THREADS", os.environ.get("NANSTATS_THREADS", "1"))
     )
     for key, value in conf.items():
         builder = builder.config(key.replace("_", "."), value)
