@@ -168,20 +168,33 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
         if nanstats.summary(arrow) != expected:
             sys.exit(f"Arrow input disagrees with the numpy mask on {dtype}")
         gb = values.nbytes / 1e9
-        ceiling = best(lambda: read_ceiling(values, None), args.repeat)
-        check(dtype, "read ceiling, GB/s", gb / ceiling, None)
         target = CEILING_TARGET[dtype]
+
+        def at_level(level: str, fn: Callable[[], Any]) -> Callable[[], Any]:
+            def run() -> Any:
+                _kernels.set_simd_level(level)
+                return fn()
+            return run
+
+        # The ceiling and every kernel pass timed in turn, so that the
+        # machine's drift in speed (large on shared VMs) cancels out.
+        fns = [lambda: read_ceiling(values, None)]
         for level in _kernels.simd_levels():
-            _kernels.set_simd_level(level)
-            t_none = best(lambda: nanstats.summary(values), args.repeat)
-            t_bitmap = best(lambda: nanstats.summary(arrow), args.repeat)
+            fns += [at_level(level, lambda: nanstats.summary(values)),
+                    at_level(level, lambda: nanstats.summary(arrow))]
+        fns.append(at_level(level_before, lambda: nanstats.summary(values, valid)))
+        ceiling, *times = best_interleaved(fns, args.repeat)
+        _kernels.set_simd_level(level_before)
+        check(dtype, "read ceiling, GB/s", gb / ceiling, None)
+        for i, level in enumerate(_kernels.simd_levels()):
+            t_none, t_level_bitmap = times[2 * i], times[2 * i + 1]
             check(dtype, f"[{level}] no nulls, fraction of ceiling", ceiling / t_none,
                   target if level == level_before else None)
             check(dtype, f"[{level}] 10% nulls (Arrow bitmap), fraction of ceiling",
-                  ceiling / t_bitmap, target if level == level_before else None)
-        _kernels.set_simd_level(level_before)
-        t_bitmap = best(lambda: nanstats.summary(arrow), args.repeat)
-        t_bytes = best(lambda: nanstats.summary(values, valid), args.repeat)
+                  ceiling / t_level_bitmap, target if level == level_before else None)
+            if level == level_before:
+                t_bitmap = t_level_bitmap
+        t_bytes = times[-1]
         check(dtype, "10% nulls (numpy bool mask; reads 1 more byte a value), "
               "fraction of ceiling", ceiling / t_bytes, None)
         for name, fn in COMPOSITIONS.items():
