@@ -813,15 +813,16 @@ def _write_chunk(w: _Writer, ch: _Chunk) -> None:
     old_meta = ch.old.meta_data
     for page in ch.pages:
         if page_stats is not None and page.is_data:
-            header = copy.copy(page.header)
-            st = next(page_stats)
-            if header.type == pq.PAGE_DATA:
-                header.data_page_header = copy.copy(header.data_page_header)
-                header.data_page_header.statistics = st
-            else:
-                header.data_page_header_v2 = copy.copy(header.data_page_header_v2)
-                header.data_page_header_v2.statistics = st
-            raw_header = encode(header)
+            header = page.header
+            sub = header.data_page_header if header.type == pq.PAGE_DATA else \
+                header.data_page_header_v2
+            # The new statistics put in for the encoding and taken out again
+            # (cheaper than copying two structs per page).
+            old_stats, sub.statistics = sub.statistics, next(page_stats)
+            try:
+                raw_header = encode(header)
+            finally:
+                sub.statistics = old_stats
             delta += len(raw_header) - page.header_length
             at = w.write(raw_header)
             w.copy(page.data_offset, page.compressed_page_size, path)
