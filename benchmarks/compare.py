@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +32,7 @@ import nanstats
 from nanstats import _kernels
 from nanstats.stats import page_table
 from nanstats.testing.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
+from nanstats.testing.timing import best, best_interleaved
 
 
 def make_column(dtype: str, size: int, nan_frac: float, null_frac: float, seed: int = 0
@@ -45,25 +45,15 @@ def make_column(dtype: str, size: int, nan_frac: float, null_frac: float, seed: 
     return values, rng.random(size) >= null_frac
 
 
-def best(fn: Callable[[], Any], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def best_interleaved(fns: list[Callable[[], Any]], repeat: int) -> list[float]:
-    """Best time of each function, the calls taken in turn so that drift in
-    the machine's speed affects all of them alike."""
-    times = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        for i, fn in enumerate(fns):
-            start = time.perf_counter()
-            fn()
-            times[i] = min(times[i], time.perf_counter() - start)
-    return times
+def with_threads(n: int, fn: Callable[[], Any]) -> Callable[[], Any]:
+    """``fn`` run with ``n`` kernel threads (the setting put back after)."""
+    def run() -> Any:
+        before = nanstats.set_threads(n)
+        try:
+            return fn()
+        finally:
+            nanstats.set_threads(before)
+    return run
 
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -192,8 +182,6 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
                   target if level == level_before else None)
             check(dtype, f"[{level}] 10% nulls (Arrow bitmap), fraction of ceiling",
                   ceiling / t_level_bitmap, target if level == level_before else None)
-            if level == level_before:
-                t_bitmap = t_level_bitmap
         t_bytes = times[-1]
         check(dtype, "10% nulls (numpy bool mask; reads 1 more byte a value), "
               "fraction of ceiling", ceiling / t_bytes, None)
@@ -210,13 +198,11 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
             for (page_rows, limit), t in zip(PAGE_TARGET.items(), t_pages, strict=True):
                 check(dtype, f"pages of {page_rows:,} ({label}), x one summary",
                       t / t_whole, limit, higher_is_better=False)
-        nanstats.set_threads(2)
-        t_two = best(lambda: nanstats.summary(arrow), args.repeat)
-        t_two_none = best(lambda: nanstats.summary(values), args.repeat)
-        nanstats.set_threads(1)
-        check(dtype, "two threads over one, no nulls (speed-up)",
-              best(lambda: nanstats.summary(values), args.repeat) / t_two_none, None)
-        check(dtype, "two threads over one, Arrow nulls (speed-up)", t_bitmap / t_two, None)
+        for label, data in (("no nulls", values), ("Arrow nulls", arrow)):
+            one, two = best_interleaved([with_threads(1, lambda data=data: nanstats.summary(data)),
+                                         with_threads(2, lambda data=data: nanstats.summary(data))],
+                                        args.repeat)
+            check(dtype, f"two threads over one, {label} (speed-up)", one / two, None)
 
     threads_before = nanstats.set_threads(1)
     level_before = _kernels.simd_level()

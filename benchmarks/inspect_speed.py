@@ -13,13 +13,13 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as papq
 
 from nanstats.parquet.inspect import inspect
+from nanstats.testing.timing import best
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -35,16 +35,8 @@ def main(argv: list[str] | None = None) -> None:
         path = os.path.join(tmp, "many.parquet")
         papq.write_table(table, path, row_group_size=100, write_page_index=True)
 
-        def best(fn) -> float:
-            times = []
-            for _ in range(args.repeat):
-                t = time.perf_counter()
-                fn()
-                times.append(time.perf_counter() - t)
-            return min(times)
-
-        t_inspect = best(lambda: inspect(path))
-        t_meta = best(lambda: papq.read_metadata(path))
+        t_inspect = best(lambda: inspect(path), args.repeat)
+        t_meta = best(lambda: papq.read_metadata(path), args.repeat)
     print(f"{args.row_groups} row groups x {args.columns} float64 column(s), page index on")
     print(f"  nanstats inspect (footer + page index): {t_inspect * 1e3:7.1f} ms (goal < 50 ms)")
     print(f"  pyarrow read_metadata (footer only):    {t_meta * 1e3:7.1f} ms")

@@ -17,11 +17,12 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from nanstats.testing.timing import best
 
 
 def write_dataset(folder: str, rows: int, seed: int = 0, rows_per_file: int = 4_000_000) -> None:
@@ -48,15 +49,6 @@ def write_dataset(folder: str, rows: int, seed: int = 0, rows_per_file: int = 4_
             writer, written, part = None, 0, part + 1
     if writer is not None:
         writer.close()
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -27,11 +27,12 @@ import json
 import os
 import sys
 import tempfile
-import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as papq
+
+from nanstats.testing.timing import best
 
 COLUMNS = 8
 BYTES_PER_ROW = COLUMNS * 8
@@ -55,17 +56,6 @@ def write_file(path: str, mb: float, seed: int = 0) -> int:
     return rows
 
 
-def best_of(repeat: int, fn, setup=None) -> float:
-    times = []
-    for _ in range(repeat):
-        if setup is not None:
-            setup()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=200.0, help="size of the data (MB)")
@@ -83,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         size = os.path.getsize(src)
         names = [f"x{c}" for c in range(COLUMNS)]
         papq.read_table(src, columns=names)  # warm the page cache for both
-        t_read = best_of(args.repeat, lambda: papq.read_table(src, columns=names))
+        t_read = best(lambda: papq.read_table(src, columns=names), args.repeat)
         # dst is removed before each run, untimed: freeing the blocks of a
         # replaced file is the file system's work, not the upgrade's.
         def remove_dst() -> None:
@@ -91,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                 os.unlink(dst)
             os.sync()
 
-        t_upgrade = best_of(args.repeat, lambda: upgrade(src, dst), remove_dst)
-        t_read_again = best_of(args.repeat, lambda: papq.read_table(src, columns=names))
+        t_upgrade = best(lambda: upgrade(src, dst), args.repeat, remove_dst)
+        t_read_again = best(lambda: papq.read_table(src, columns=names), args.repeat)
         t_read = min(t_read, t_read_again)
         floor_path = os.path.join(d, "floor.bin")
 
@@ -111,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                 os.unlink(floor_path)
             os.sync()
 
-        t_floor = best_of(args.repeat, write_floor, remove_floor)
+        t_floor = best(write_floor, args.repeat, remove_floor)
         result = {
             "rows": rows,
             "columns": COLUMNS,

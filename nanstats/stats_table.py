@@ -140,39 +140,31 @@ def scan(inp: KernelInput, page_starts: I64) -> StatsTable:
     """One kernel pass: a StatsTable with one row per page.
 
     Large inputs (see :mod:`nanstats.threads`) are split into parts scanned
-    on several threads: at page starts when there are many pages (the parts'
-    tables are simply stacked), else at whole 64-row groups (the pages cut
-    in two are merged exactly).
+    on several threads by :func:`scan_chunks`: at page starts when there are
+    many pages (no page is cut), else at whole 64-row groups.
     """
     n = len(inp)
     parts = threads.parts_for(n)
     if parts < 2:
         return _scan_one(inp, page_starts)
     npages = page_starts.shape[0]
+    targets = np.array([n * j // parts for j in range(1, parts)], dtype=np.int64)
     if npages >= 4 * parts:
-        targets = [n * j // parts for j in range(1, parts)]
-        cut = np.unique(np.searchsorted(page_starts, targets).clip(1, npages - 1))
-        first = np.concatenate([[0], cut])
-        last = np.concatenate([cut, [npages]])
-        jobs = []
-        for i0, i1 in zip(first.tolist(), last.tolist(), strict=True):
-            lo = int(page_starts[i0])
-            hi = int(page_starts[i1]) if i1 < npages else n
-            jobs.append((inp.slice(lo, hi), page_starts[i0:i1] - lo))
-        tables = list(threads.pool().map(lambda job: _scan_one(*job), jobs))
-        return StatsTable(inp.float_type, np.concatenate([t.counts for t in tables]),
-                          np.concatenate([t.keys for t in tables]))
-    cuts = [n * j // parts // 64 * 64 for j in range(parts)] + [n]
-    pieces = [inp.slice(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
-    return scan_chunks(pieces, page_starts)
+        inner = page_starts[np.searchsorted(page_starts, targets).clip(1, npages - 1)]
+    else:
+        inner = targets // 64 * 64
+    cuts = np.unique(np.concatenate([[0], inner, [n]])).tolist()
+    return scan_chunks([inp.slice(a, b) for a, b in zip(cuts, cuts[1:], strict=False)],
+                       page_starts)
 
 
 def scan_chunks(chunks: Sequence[KernelInput], page_starts: I64) -> StatsTable:
     """Page statistics of chunked data, exactly as if it were one array.
 
     Each chunk is scanned once with the page boundaries that fall inside it
-    (on the worker threads when the chunks are large); a page that spans
-    chunks is the exact merge of its pieces.
+    (on the worker threads when the chunks are large).  A chunk's pages are
+    consecutive, so its table is copied into place; only a page that
+    continues from the chunk before is merged, exactly.
 
     >>> import numpy as np
     >>> from nanstats.buffers import from_numpy
@@ -183,33 +175,36 @@ def scan_chunks(chunks: Sequence[KernelInput], page_starts: I64) -> StatsTable:
     """
     if len(chunks) == 1:
         return scan(chunks[0], page_starts)
-    ft = chunks[0].float_type
-    npages = page_starts.shape[0]
-    jobs: list[tuple[KernelInput, I64, I64]] = []
+    jobs: list[tuple[KernelInput, I64, int]] = []  # chunk, its page starts, its first page
     begin = 0
     for chunk in chunks:  # one iteration per chunk, not per value or page
-        n = len(chunk)
-        if n == 0:
-            continue
-        end = begin + n
-        inside = page_starts[(page_starts > begin) & (page_starts < end)] - begin
-        local = np.concatenate([[0], inside]).astype(np.int64)
-        page = np.searchsorted(page_starts, local + begin, side="right") - 1
-        jobs.append((chunk, local, page))
+        end = begin + len(chunk)
+        if end > begin:
+            inside = page_starts[(page_starts > begin) & (page_starts < end)] - begin
+            first = int(np.searchsorted(page_starts, begin, side="right")) - 1
+            jobs.append((chunk, np.concatenate([[0], inside]).astype(np.int64), first))
         begin = end
-    total = sum(len(job[0]) for job in jobs)
-    if len(jobs) > 1 and threads.parts_for(total) > 1:
+    if len(jobs) > 1 and threads.parts_for(begin) > 1:
         parts = list(threads.pool().map(lambda job: _scan_one(job[0], job[1]), jobs))
     else:
         parts = [_scan_one(chunk, local) for chunk, local, _ in jobs]
-    counts = np.zeros((npages, 4), dtype=np.int64)
-    keys = np.empty((npages, 4), dtype=np.int64)
-    keys[:, 0::2] = KEY_EMPTY_MIN
-    keys[:, 1::2] = KEY_EMPTY_MAX
-    for (_, _, page), part in zip(jobs, parts, strict=True):
-        np.add.at(counts, page, part.counts)
-        np.minimum.at(keys[:, 0], page, part.keys[:, 0])
-        np.maximum.at(keys[:, 1], page, part.keys[:, 1])
-        np.minimum.at(keys[:, 2], page, part.keys[:, 2])
-        np.maximum.at(keys[:, 3], page, part.keys[:, 3])
-    return StatsTable(ft, counts, keys)
+    out = np.empty((2, page_starts.shape[0], 4), dtype=np.int64)  # see _scan_one
+    counts, keys = out[0], out[1]
+    written = 0  # pages [0, written) hold their rows so far
+    for (_, _, first), part in zip(jobs, parts, strict=True):
+        k = 0
+        if first < written:  # the page continues from the chunk before: merge
+            counts[first] += part.counts[0]
+            row, new = keys[first], part.keys[0]
+            row[0::2] = np.minimum(row[0::2], new[0::2])
+            row[1::2] = np.maximum(row[1::2], new[1::2])
+            k = 1
+        stop = first + len(part.counts)
+        counts[first + k:stop] = part.counts[k:]
+        keys[first + k:stop] = part.keys[k:]
+        written = stop
+    # Pages no chunk reached (only with no rows at all): empty.
+    counts[written:] = 0
+    keys[written:, 0::2] = KEY_EMPTY_MIN
+    keys[written:, 1::2] = KEY_EMPTY_MAX
+    return StatsTable(chunks[0].float_type, counts, keys)

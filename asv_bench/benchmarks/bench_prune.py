@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
 
 import pyarrow.compute as pc
 import pyarrow.parquet as papq
+
+from nanstats.testing.timing import best
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
 
@@ -26,15 +27,6 @@ QUERIES = {
     "rare": ("temp > 31", lambda t: pc.greater(t["temp"], 31.0)),
     "wide": ("temp > 10", lambda t: pc.greater(t["temp"], 10.0)),
 }
-
-
-def _best(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 class Prune:
@@ -78,6 +70,6 @@ class Prune:
             return t.filter(arrow_filter(t))
 
         assert ours().num_rows == theirs().num_rows
-        return _best(theirs) / _best(ours)
+        return best(theirs) / best(ours)
 
     track_speedup_vs_pyarrow.unit = "times faster"

@@ -7,13 +7,12 @@ close nanstats gets to the read ceiling, measured in the same process.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 import nanstats
 from nanstats.stats import page_table
 from nanstats.testing.compositions import numpy_summary, polars_summary, read_ceiling
+from nanstats.testing.timing import best, best_interleaved
 
 DTYPES = ["float16", "float32", "float64"]
 SIZES = [10_000, 1_000_000, 10_000_000]
@@ -29,15 +28,6 @@ def _column(dtype: str, size: int, nan_frac: float, null_frac: float):
     values[nan_rows & (rng.random(size) < 0.5)] = -np.nan
     valid = rng.random(size) >= null_frac if null_frac else None
     return values, valid
-
-
-def _best(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 class Summary:
@@ -66,16 +56,16 @@ class Ratios:
 
     def setup(self, dtype, size):
         self.values, self.valid = _column(dtype, size, 0.01, 0.1)
-        self.t_nanstats = _best(lambda: nanstats.summary(self.values, self.valid))
+        self.t_nanstats = best(lambda: nanstats.summary(self.values, self.valid))
 
     def track_numpy_over_nanstats(self, *_):
-        return _best(lambda: numpy_summary(self.values, self.valid)) / self.t_nanstats
+        return best(lambda: numpy_summary(self.values, self.valid)) / self.t_nanstats
 
     def track_polars_over_nanstats(self, *_):
-        return _best(lambda: polars_summary(self.values, self.valid)) / self.t_nanstats
+        return best(lambda: polars_summary(self.values, self.valid)) / self.t_nanstats
 
     def track_fraction_of_read_ceiling(self, *_):
-        return _best(lambda: read_ceiling(self.values, self.valid)) / self.t_nanstats
+        return best(lambda: read_ceiling(self.values, self.valid)) / self.t_nanstats
 
     track_numpy_over_nanstats.unit = "ratio"
     track_polars_over_nanstats.unit = "ratio"
@@ -97,31 +87,44 @@ class KernelTargets:
         self.values, valid = _column(dtype, 10_000_000, 0.01, 0.1)
         self.arrow = pa.array(self.values, mask=~valid)
         self.before = nanstats.set_threads(1)
-        self.t_arrow = _best(lambda: nanstats.summary(self.arrow))
 
     def teardown(self, dtype):
         nanstats.set_threads(self.before)
 
+    def _over_summary(self, other) -> float:
+        """other's time over one summary of the Arrow array, timed in turn."""
+        t_other, t_summary = best_interleaved(
+            [other, lambda: nanstats.summary(self.arrow)])
+        return t_other / t_summary
+
     def track_fraction_of_read_ceiling_arrow_nulls(self, _):
-        return _best(lambda: read_ceiling(self.values, None)) / self.t_arrow
+        return self._over_summary(lambda: read_ceiling(self.values, None))
 
     def track_pages_of_1000_over_summary(self, _):
-        return _best(lambda: page_table(self.arrow, page_rows=1000)) / self.t_arrow
+        return self._over_summary(lambda: page_table(self.arrow, page_rows=1000))
 
     def track_pages_of_20000_over_summary(self, _):
-        return _best(lambda: page_table(self.arrow, page_rows=20_000)) / self.t_arrow
+        return self._over_summary(lambda: page_table(self.arrow, page_rows=20_000))
 
-    def track_two_threads_speedup(self, _):
-        nanstats.set_threads(2)
-        try:
-            return self.t_arrow / _best(lambda: nanstats.summary(self.arrow))
-        finally:
-            nanstats.set_threads(1)
+    def track_two_threads_speedup_forced_split(self, _):
+        """Two threads over one at 1e7 values, split although the array is
+        below PARALLEL_MIN_ROWS (to see whether the threshold could drop)."""
+        from nanstats import threads
+
+        def two_threads():
+            nanstats.set_threads(2)
+            threshold, threads.PARALLEL_MIN_ROWS = threads.PARALLEL_MIN_ROWS, len(self.values)
+            try:
+                nanstats.summary(self.arrow)
+            finally:
+                threads.PARALLEL_MIN_ROWS = threshold
+                nanstats.set_threads(1)
+        return 1 / self._over_summary(two_threads)
 
     track_fraction_of_read_ceiling_arrow_nulls.unit = "ratio"
     track_pages_of_1000_over_summary.unit = "ratio"
     track_pages_of_20000_over_summary.unit = "ratio"
-    track_two_threads_speedup.unit = "ratio"
+    track_two_threads_speedup_forced_split.unit = "ratio"
 
 
 class Faces:

@@ -49,6 +49,7 @@ COVERED: tuple[str, ...] = (
     "nanstats.spark",
     "nanstats.spark.session",
     "nanstats.testing.compositions",
+    "nanstats.testing.timing",
     "nanstats.cli",
 )
 

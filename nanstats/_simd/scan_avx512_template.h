@@ -40,9 +40,8 @@
 #define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi16((src), (m), (a), (b))
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi16((m), (p))
 #define MOVEPI_MASK(x) _mm512_movepi16_mask(x)
-#define NS_SCALAR_COUNTS 1
-/* Lane counters of 16 bits: flush before any lane passes 32767. */
-#define NS_FLUSH_ROWS (32768 * 16)
+#define NS_SCALAR_COUNTS 1 /* no lane counters: nothing to flush */
+#define NS_FLUSH_ROWS ((int64_t)1 << 62)
 #elif NS_W == 32
 #define S int32_t
 #define S_MAX INT32_MAX
@@ -61,7 +60,9 @@
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi32((m), (p))
 #define MOVEPI_MASK(x) _mm512_movepi32_mask(x)
 #define NS_SCALAR_COUNTS 0
-#define NS_FLUSH_ROWS ((int64_t)1 << 40)
+/* 32-bit lane counters gain at most one a vector of 16 rows: flush every
+ * 2^34 rows, 2^30 per lane at most. */
+#define NS_FLUSH_ROWS ((int64_t)1 << 34)
 #else
 #define S int64_t
 #define S_MAX INT64_MAX
@@ -80,7 +81,7 @@
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi64((m), (p))
 #define MOVEPI_MASK(x) _mm512_movepi64_mask(x)
 #define NS_SCALAR_COUNTS 0
-#define NS_FLUSH_ROWS ((int64_t)1 << 40)
+#define NS_FLUSH_ROWS ((int64_t)1 << 62) /* 64-bit lane counters never overflow */
 #endif
 
 #define LANES (512 / NS_W)
@@ -91,6 +92,22 @@ typedef struct {
     __m512i vmin, vmax, nmin, nmax, nan, neg;
 } NS_FN(ns_acc_);
 #define ACC NS_FN(ns_acc_)
+
+/* NaN and -NaN counts of one vector: popcounts of its masks, or lane
+ * counters (-NaN subtracts the sign lane, which is all ones). */
+#if NS_SCALAR_COUNTS
+#define NS_COUNT(a, s, sg, nanm)                                              \
+    do {                                                                      \
+        nan += _mm_popcnt_u64((uint64_t)(nanm));                              \
+        neg += _mm_popcnt_u64((uint64_t)((nanm) & MOVEPI_MASK(s)));           \
+    } while (0)
+#else
+#define NS_COUNT(a, s, sg, nanm)                                              \
+    do {                                                                      \
+        (a).nan = MASK_SUB((a).nan, (nanm), (a).nan, ones);                   \
+        (a).neg = MASK_SUB((a).neg, (nanm), (a).neg, (sg));                   \
+    } while (0)
+#endif
 
 /* One vector of rows under validity mask m. */
 #define NS_STEP(a, s, m)                                                      \
@@ -103,13 +120,7 @@ typedef struct {
         (a).vmax = MASK_MAX((a).vmax, num_, (a).vmax, k_);                    \
         (a).nmin = MASK_MIN((a).nmin, nanm_, (a).nmin, k_);                   \
         (a).nmax = MASK_MAX((a).nmax, nanm_, (a).nmax, k_);                   \
-        if (NS_SCALAR_COUNTS) {                                               \
-            nan += _mm_popcnt_u64((uint64_t)nanm_);                           \
-            neg += _mm_popcnt_u64((uint64_t)(nanm_ & MOVEPI_MASK(s)));        \
-        } else {                                                              \
-            (a).nan = MASK_SUB((a).nan, nanm_, (a).nan, ones);                \
-            (a).neg = MASK_SUB((a).neg, nanm_, (a).neg, sg_);                 \
-        }                                                                     \
+        NS_COUNT(a, s, sg_, nanm_);                                           \
     } while (0)
 
 /* Whole 64-row groups up to chunk_end, validity word from WORD. */
@@ -168,16 +179,9 @@ static inline void NS_FN(ns_extremes_)(const ACC *a, int with_nan, S out[4])
 }
 
 /* Sum of the lane counters (each below its overflow by NS_FLUSH_ROWS). */
-#if NS_W == 16
-static inline int64_t NS_FN(ns_hsum_)(__m512i x)
-{
-    __m512i lo = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(x));
-    __m512i hi = _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(x, 1));
-    return _mm512_reduce_add_epi32(_mm512_add_epi32(lo, hi));
-}
-#elif NS_W == 32
+#if NS_W == 32
 static inline int64_t NS_FN(ns_hsum_)(__m512i x) { return _mm512_reduce_add_epi32(x); }
-#else
+#elif NS_W == 64
 static inline int64_t NS_FN(ns_hsum_)(__m512i x) { return _mm512_reduce_add_epi64(x); }
 #endif
 
@@ -209,6 +213,7 @@ static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t
 {
     const S *d = (const S *)data;
     const __m512i absv = SET1(ABS_BITS), inf2v = SET1(INF2_BITS), ones = SET1(-1);
+    (void)ones; /* used by the lane counters only */
     const __m512i smax = SET1(S_MAX), smin = SET1(S_MIN), zero = _mm512_setzero_si512();
     for (int64_t p = 0; p < npages; p++) {
         int64_t start = page_starts[p];
@@ -272,11 +277,11 @@ static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t
                 }
                 i = chunk_end;
             }
-            if (!NS_SCALAR_COUNTS) { /* flushed before any lane could overflow */
-                nan += NS_FN(ns_hsum_)(a.nan);
-                neg += NS_FN(ns_hsum_)(a.neg);
-                a.nan = a.neg = zero;
-            }
+#if !NS_SCALAR_COUNTS /* flushed before any lane could overflow */
+            nan += NS_FN(ns_hsum_)(a.nan);
+            neg += NS_FN(ns_hsum_)(a.neg);
+            a.nan = a.neg = zero;
+#endif
         }
         int64_t rows = stop - start;
         if (kind == NS_VALIDITY_NONE)
@@ -311,6 +316,7 @@ static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t
 #undef MASKZ_LOAD
 #undef MOVEPI_MASK
 #undef NS_SCALAR_COUNTS
+#undef NS_COUNT
 #undef NS_FLUSH_ROWS
 #undef LANES
 #undef VECS

@@ -81,6 +81,7 @@ _BOUNDARY_ORDERS = {
 TRUNCATED = "upgraded (truncated bounds)"
 _BATCH = 1 << 24  # bytes queued before a write; larger pieces go by copy_file_range
 _IOV_MAX = 1024
+_HAS_PREADV = hasattr(os, "preadv")
 
 
 @dataclass(frozen=True)
@@ -568,7 +569,7 @@ class _Writer:
             self._buffer = memoryview(bytearray(length))
         got = 0
         while got < length:
-            if hasattr(os, "preadv"):
+            if _HAS_PREADV:
                 n = os.preadv(self.src_fd, [self._buffer[got:length]], offset + got)
             else:  # no preadv on this platform: read, then copy in
                 data = os.pread(self.src_fd, length - got, offset + got)

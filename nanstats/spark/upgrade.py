@@ -47,7 +47,7 @@ def _upgrade_batches(batches: Iterator[pa.RecordBatch], order: str) -> Iterator[
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 report = upgrade(src, dst, order)  # type: ignore[arg-type]
                 upgraded = [c for c in report.columns if c.action == "upgraded"]
-                values: tuple[int | None, ...] | tuple[None, ...] | tuple[Any, ...] = (report.bytes_in, report.bytes_out, len(upgraded),
+                values: tuple[Any, ...] = (report.bytes_in, report.bytes_out, len(upgraded),
                           len(report.skipped),
                           sum(c.column_index_row_groups for c in upgraded),
                           sum(c.nan_count or 0 for c in upgraded), None)

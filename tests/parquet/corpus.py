@@ -61,13 +61,17 @@ def corpus_table(n: int = 600, float16: bool = True) -> pa.Table:
 
 
 def bits_view(arr: pa.Array) -> pa.Array:
-    """Floats as their bit patterns (so NaN payloads and zero signs compare)."""
+    """The array with every float leaf (in structs and lists too) replaced by its
+    bit patterns, so that NaN payloads and zero signs compare."""
     t = arr.type
     if pa.types.is_floating(t):
         return arr.view({16: pa.uint16(), 32: pa.uint32(), 64: pa.uint64()}[t.bit_width])
     if pa.types.is_struct(t):
         fields = [bits_view(arr.field(i)) for i in range(t.num_fields)]
-        return pa.StructArray.from_arrays(fields, [f.name for f in t], mask=arr.is_null())
+        names = [t.field(i).name for i in range(t.num_fields)]
+        return pa.StructArray.from_arrays(fields, names, mask=arr.is_null())
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return type(arr).from_arrays(arr.offsets, bits_view(arr.values), mask=arr.is_null())
     return arr
 
 

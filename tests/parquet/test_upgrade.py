@@ -26,6 +26,7 @@ from nanstats.parquet.page_index import read_page_index
 from nanstats.parquet.pages import chunk_range, read_pages
 from nanstats.parquet.thrift_codec import decode, encode, pq
 from nanstats.parquet.upgrade import UpgradeReport, upgrade
+from tests.parquet.corpus import bits_view
 
 # --------------------------------------------------------------------------- helpers
 
@@ -33,20 +34,6 @@ from nanstats.parquet.upgrade import UpgradeReport, upgrade
 def sha256(path: str | os.PathLike[str]) -> str:
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
-
-
-def bits_view(arr: pa.Array) -> pa.Array:
-    """The array with every float leaf replaced by its bit patterns (exact comparison)."""
-    t = arr.type
-    if pa.types.is_floating(t):
-        return arr.view({16: pa.uint16(), 32: pa.uint32(), 64: pa.uint64()}[t.bit_width])
-    if pa.types.is_struct(t):
-        fields = [bits_view(arr.field(i)) for i in range(t.num_fields)]
-        names = [t.field(i).name for i in range(t.num_fields)]
-        return pa.StructArray.from_arrays(fields, names, mask=arr.is_null())
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return type(arr).from_arrays(arr.offsets, bits_view(arr.values), mask=arr.is_null())
-    return arr
 
 
 def table_bits(table: pa.Table) -> pa.Table:

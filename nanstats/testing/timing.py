@@ -1,0 +1,44 @@
+"""Best-of timings for the benchmark scripts and the asv suite.
+
+Shared so that every benchmark measures the same way: the best of a few
+runs (the least disturbed by the rest of the machine), optionally with
+untimed set-up before each run, or several functions timed in turn so that
+drift in the machine's speed affects them alike.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+def best_interleaved(fns: Sequence[Callable[[], Any]], repeat: int = 3,
+                     setup: Callable[[], Any] | None = None) -> list[float]:
+    """Best time in seconds of each function, the calls taken in turn.
+
+    ``setup`` (untimed) runs before every timed call.
+
+    >>> a, b = best_interleaved([lambda: sum(range(10)), lambda: sum(range(1000))], 3)
+    >>> 0 < a and 0 < b
+    True
+    """
+    times = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            if setup is not None:
+                setup()
+            start = time.perf_counter()
+            fn()
+            times[i] = min(times[i], time.perf_counter() - start)
+    return times
+
+
+def best(fn: Callable[[], Any], repeat: int = 3, setup: Callable[[], Any] | None = None
+         ) -> float:
+    """Best time in seconds of ``repeat`` calls of ``fn`` (``setup`` untimed before each).
+
+    >>> best(lambda: sum(range(100)), repeat=2) > 0
+    True
+    """
+    return best_interleaved([fn], repeat, setup)[0]
