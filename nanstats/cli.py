@@ -2,7 +2,8 @@
 
     nanstats inspect PATH... [--json]                         (files or folders)
     nanstats verify PATH... [--json]                          (files or folders)
-    nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N]   (files or folders)
+    nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N] [--no-memory-map]
+                                                              (files or folders)
     nanstats prune FILE --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
     nanstats demo [--input DIR] [--output DIR] [--master URL] [--rows N]
 
@@ -179,7 +180,8 @@ def _upgrade(args: argparse.Namespace) -> int:
         for src, dst in pairs:
             try:
                 os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
-                report = upgrade(src, dst, args.order, truncate=args.truncate)
+                report = upgrade(src, dst, args.order, truncate=args.truncate,
+                                 memory_map=args.memory_map)
                 reports.append(report.to_dict())
                 if not args.json and progress is None:
                     print(f"{src} -> {dst}: upgraded {', '.join(report.upgraded) or 'nothing'}"
@@ -258,6 +260,9 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument("--order", choices=["ieee754", "type_order"], default="ieee754")
     u.add_argument("--truncate", type=_positive_int, metavar="N",
                    help="also rewrite string columns' statistics, bounds cut to N bytes")
+    u.add_argument("--no-memory-map", dest="memory_map", action="store_false",
+                   help="read sources with pread instead of a memory map (for sources that "
+                   "may be rewritten in place meanwhile)")
     u.add_argument("--json", action="store_true", help="machine-readable output")
     u.set_defaults(run=_upgrade)
     r = sub.add_parser("prune", help="which row groups and pages a predicate may skip")

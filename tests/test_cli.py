@@ -43,6 +43,11 @@ def test_upgrade_file_and_folder(tmp_path, capsys) -> None:
     assert len(doc["upgraded"]) == 2 and doc["failed"] == []
     out = read_footer(tmp_path / "dst" / "d=1" / "a.parquet")
     assert out.chunk(0, 0).meta_data.statistics.nan_count == 15
+    # --no-memory-map reads with pread: the same bytes.
+    assert main(["upgrade", str(src / "b.parquet"), str(tmp_path / "two.parquet"),
+                 "--no-memory-map"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "two.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
 
 
 def test_errors_are_one_line_with_status(tmp_path, capsys) -> None:

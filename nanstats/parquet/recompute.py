@@ -63,8 +63,12 @@ class ChunkStats:
         return ColumnStats.from_table(self.pages, i)
 
 
-def open_parquet_file(path: str) -> Any:
+def open_parquet_file(path: str, source: Any = None) -> Any:
     """``pyarrow.parquet.ParquetFile(path)``; pyarrow's errors become ParquetFormatError.
+
+    ``source``, when given, is an open pyarrow file of ``path`` (a memory
+    map, say) that pyarrow reads instead; ``path`` then only names the file
+    in errors.
 
     pyarrow parses the footer again on its own; what it refuses (a name that is
     not UTF-8, a schema it cannot map) is a corrupt file to nanstats.
@@ -78,7 +82,7 @@ def open_parquet_file(path: str) -> Any:
     import pyarrow.parquet as papq
 
     try:
-        return papq.ParquetFile(path)
+        return papq.ParquetFile(path if source is None else source)
     except FileNotFoundError:
         raise
     except (pa.ArrowException, OSError, ValueError) as exc:

@@ -51,13 +51,20 @@ from nanstats.order_rules import (
 )
 from nanstats.parquet.footer import MAGIC, Footer, LeafColumn, read_footer
 from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import Page, check_offset_index_pages, chunk_range, read_pages
+from nanstats.parquet.pages import (
+    Page,
+    check_offset_index_pages,
+    chunk_range,
+    pages_from_bytes,
+    read_pages,
+)
 from nanstats.parquet.recompute import (
     ChunkStats,
     leaf_arrays,
     open_parquet_file,
     stats_for_array,
 )
+from nanstats.parquet.source_map import SourceMap, map_source
 from nanstats.parquet.string_stats import (
     StringBounds,
     StringChunkStats,
@@ -456,7 +463,8 @@ def _umask() -> int:
 
 def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
             order: ColumnOrderName = "ieee754", *, policy: TypeOrderPolicy = "safe",
-            progress: Any = None, truncate: int | None = None) -> UpgradeReport:
+            progress: Any = None, truncate: int | None = None,
+            memory_map: bool = True) -> UpgradeReport:
     """Write ``dst``: the data of ``src`` with correct float statistics under ``order``.
 
     ``order='ieee754'`` sets the IEEE_754_TOTAL_ORDER column order of every
@@ -479,7 +487,14 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     stored bounds.  Without it string columns are copied as they were.
 
     ``progress`` is an optional callable ``(done_bytes, total_bytes)`` or a
-    ``rich.progress.Progress``.  Raises UnsupportedParquetError for
+    ``rich.progress.Progress``.
+
+    ``memory_map=True`` (the default, where the platform allows it) reads
+    ``src`` through a memory map, which saves copying every byte twice (see
+    :mod:`nanstats.parquet.source_map`); like ``pyarrow.memory_map``, it
+    requires that nobody truncates or rewrites ``src`` in place while it is
+    being upgraded (replacing it by a rename is fine).  ``memory_map=False``
+    reads with ``pread``; the output is byte for byte the same.  Raises UnsupportedParquetError for
     encrypted files, ParquetFormatError for corrupt ones, ValueError when
     ``src`` and ``dst`` are the same file.  See the module example.
 
@@ -505,12 +520,15 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
         try:
             os.fchmod(fd, 0o666 & ~_umask())
             with open(src, "rb") as f:
-                w = _Writer(fd, f.fileno())
+                source = map_source(src) if memory_map else None
+                w = _Writer(fd, f.fileno(), source)
                 try:
-                    report = _upgrade(f, src, w, dst, order, policy, progress, truncate)
+                    report = _upgrade(f, src, w, dst, order, policy, progress, truncate, source)
                     w.flush()
                 finally:
                     w.wait_for_writeback()
+                    if source is not None:
+                        source.close()
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -541,18 +559,22 @@ def _fsync_directory(directory: str) -> None:
 class _Writer:
     """Appends to the output file descriptor and counts the bytes written.
 
-    Writes and copies are queued and written out in batches: the page
-    payloads of a stretch of the source are read with one ``pread`` and
-    written, interleaved with the new page headers, with ``writev`` (two
-    system calls for thousands of pages instead of one per page).  A piece
+    Writes and copies are queued and written out in batches with ``writev``
+    (one system call for thousands of pages instead of one per page): the
+    new page headers interleaved with the page payloads, taken straight
+    from the memory-mapped source when there is one (``source``, see
+    :mod:`nanstats.parquet.source_map`; its ranges are populated by the
+    caller), else read a stretch at a time with one ``pread`` into a reused
+    buffer.  A piece
     larger than the batch (a chunk kept as it is) is copied by the kernel
     (``os.copy_file_range``) where the platform allows.  Between row groups,
     :meth:`start_writeback` has a background thread ``fdatasync`` what was
     written so far, so that the final ``fsync`` has little left to do.
     """
 
-    def __init__(self, fd: int, src_fd: int) -> None:
+    def __init__(self, fd: int, src_fd: int, source: SourceMap | None = None) -> None:
         self.fd, self.src_fd = fd, src_fd
+        self.source = source
         self.pos = 0
         self.segments: list[bytes | tuple[int, int, str]] = []
         self.queued = 0
@@ -646,6 +668,12 @@ class _Writer:
                 iov.append(seg)
                 continue
             offset, length, path = seg
+            if self.source is not None:
+                if offset + length > self.source.size:
+                    raise ParquetFormatError("the file ends inside a page", path=path,
+                                             offset=self.source.size)
+                iov.append(self.source.view[offset:offset + length])
+                continue
             if buf is None or offset < buf_lo or offset + length > buf_hi:
                 # One read for this piece and the queued pieces that follow it
                 # closely in the source (the next pages of the chunk).
@@ -694,7 +722,8 @@ class _Writer:
 
 
 def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderName,
-             policy: TypeOrderPolicy, progress: Any, truncate: int | None) -> UpgradeReport:
+             policy: TypeOrderPolicy, progress: Any, truncate: int | None,
+             source: SourceMap | None) -> UpgradeReport:
     footer = read_footer(f)
     _refuse_unsupported(footer)
     meta = footer.metadata
@@ -703,7 +732,8 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
                 if c.float_type is not None and c.max_repetition_level == 0]
     strings = [] if truncate is None else \
         [c.index for c in footer.columns if is_string_leaf(footer, c)]
-    parquet_file = open_parquet_file(src) if eligible or strings else None
+    parquet_file = open_parquet_file(src, None if source is None else source.file) \
+        if eligible or strings else None
     w.write(MAGIC)
     totals = {c.index: _ColumnTotals() for c in footer.columns}
     notes: list[str] = []
@@ -715,7 +745,7 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
     def prepare(g: int) -> list[_Chunk]:
         """Walk the pages of row group g, decode the columns to rewrite, compute what
         to write for them (float statistics by the kernels, truncated string bounds)."""
-        chunks = [_read_chunk(f, footer, g, leaf) for leaf in footer.columns]
+        chunks = [_read_chunk(f, footer, g, leaf, source) for leaf in footer.columns]
         if eligible:
             arrays = leaf_arrays(parquet_file, footer, g, eligible)
             for leaf in eligible:
@@ -755,11 +785,14 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
             new_row_groups.append(_new_row_group(rg, chunks))
             all_chunks.append(chunks)
             w.start_writeback()
+            if source is not None:  # written: keep the mapping from growing
+                for ch in chunks:
+                    source.release(ch.start, ch.length)
     finally:
         pool.shutdown(cancel_futures=True)
         if parquet_file is not None:
             parquet_file.close()
-    blooms = _write_bloom_filters(w, f, footer, all_chunks)
+    blooms = _write_bloom_filters(w, f, footer, all_chunks, source)
     for chunks in all_chunks:
         for ch in chunks:
             if ch.new_ci is not None:
@@ -789,9 +822,17 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
                          w.pos, blooms, tuple(notes), truncate)
 
 
-def _read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn) -> _Chunk:
+def _read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn,
+                source: SourceMap | None = None) -> _Chunk:
     start, length = chunk_range(footer, g, leaf.index)
-    pages = read_pages(f, footer, g, leaf.index)
+    if source is None:
+        pages = read_pages(f, footer, g, leaf.index)
+    else:
+        # Populated here (the worker, a row group ahead) for pyarrow's
+        # decoding and for the writer's copy.
+        source.populate(start, length)
+        pages = pages_from_bytes(source.view[start:start + length], start, footer, g,
+                                 leaf.index)
     ci, oi = read_page_index(f, footer, g, leaf.index)
     check_offset_index_pages(pages, oi, footer, g, leaf.index)
     old = footer.chunk(g, leaf.index)
@@ -959,7 +1000,7 @@ def _bloom_range(f: IO[bytes], footer: Footer, meta: Any, where: str) -> tuple[i
 
 
 def _write_bloom_filters(w: _Writer, f: IO[bytes], footer: Footer,
-                         all_chunks: list[list[_Chunk]]) -> int:
+                         all_chunks: list[list[_Chunk]], source: SourceMap | None) -> int:
     count = 0
     for g, chunks in enumerate(all_chunks):
         for ch in chunks:
@@ -968,6 +1009,8 @@ def _write_bloom_filters(w: _Writer, f: IO[bytes], footer: Footer,
                 continue
             where = f"row group {g}, column {ch.leaf.name!r}"
             off, length = _bloom_range(f, footer, ch.old.meta_data, where)
+            if source is not None:
+                source.populate(off, length)
             meta.bloom_filter_offset = w.copy(off, length, footer.path)
             count += 1
     return count

@@ -176,6 +176,12 @@ def upgraded(tmp_path, src: str, order: str = "ieee754", policy: str = "safe",
     assert sha256(src) == before  # the source is never modified
     assert name in os.listdir(tmp_path)
     assert not [p for p in os.listdir(tmp_path) if p.endswith("-tmp")]
+    # Read through pread instead of the memory map: the same bytes.
+    unmapped = str(tmp_path / f"unmapped-{name}")
+    assert upgrade(src, unmapped, order, policy=policy, memory_map=False) == report.__class__(
+        **{**report.__dict__, "dst": unmapped})
+    assert sha256(unmapped) == sha256(dst)
+    os.unlink(unmapped)
     return dst, report
 
 
