@@ -36,6 +36,7 @@ from __future__ import annotations
 import copy
 import os
 import tempfile
+from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any
@@ -742,12 +743,33 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
     done = 0
     row_groups = meta.row_groups or []
 
+    def decode_row_group(g: int) -> tuple[dict[int, Any], dict[int, Any]]:
+        """pyarrow's values of row group g: the float leaves, the string leaves."""
+        return (leaf_arrays(parquet_file, footer, g, eligible) if eligible else {},
+                string_leaf_arrays(parquet_file, footer, g, strings) if strings else {})
+
+    decodes: dict[int, Any] = {}  # row group -> its decoding, started ahead
+
+    def start_decoding(g: int) -> Any:
+        if source is not None:
+            # Mapped now, for pyarrow's decoding and the writer's copy.
+            for leaf in footer.columns:
+                source.populate(*chunk_range(footer, g, leaf.index))
+        return decoder.submit(decode_row_group, g) if eligible or strings else None
+
     def prepare(g: int) -> list[_Chunk]:
         """Walk the pages of row group g, decode the columns to rewrite, compute what
         to write for them (float statistics by the kernels, truncated string bounds)."""
+        # pyarrow decodes (without the GIL) while this thread walks the page
+        # headers (with it), and goes on with the next row group while the
+        # kernels and the rules run on this one.
+        decoded = decodes.pop(g) if g in decodes else start_decoding(g)
         chunks = [_read_chunk(f, footer, g, leaf, source) for leaf in footer.columns]
+        floats, texts = decoded.result() if decoded is not None else ({}, {})
+        if g + 1 < len(row_groups):
+            decodes[g + 1] = start_decoding(g + 1)
         if eligible:
-            arrays = leaf_arrays(parquet_file, footer, g, eligible)
+            arrays = floats
             for leaf in eligible:
                 ch = chunks[leaf]
                 cs = stats_for_array(arrays.pop(leaf), ch.pages, ch.oi, path=footer.path,
@@ -755,7 +777,7 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
                 ch.stats = _float_statistics(cs, ch.pages, ch.ci, order, policy)
         if strings:
             assert truncate is not None
-            arrays = string_leaf_arrays(parquet_file, footer, g, strings)
+            arrays = texts
             for leaf in strings:
                 ch = chunks[leaf]
                 ss = string_stats_for_array(arrays.pop(leaf), ch.pages, ch.oi, truncate,
@@ -770,12 +792,14 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
     from concurrent.futures import ThreadPoolExecutor
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="nanstats-prepare")
+    decoder = ThreadPoolExecutor(1, thread_name_prefix="nanstats-decode")
     try:
-        pending = pool.submit(prepare, 0) if row_groups else None
+        # Two row groups ahead, so that the worker never waits for the writer.
+        pending = deque(pool.submit(prepare, g) for g in range(min(2, len(row_groups))))
         for g, rg in enumerate(row_groups):
-            assert pending is not None
-            chunks = pending.result()
-            pending = pool.submit(prepare, g + 1) if g + 1 < len(row_groups) else None
+            chunks = pending.popleft().result()
+            if g + 2 < len(row_groups):
+                pending.append(pool.submit(prepare, g + 2))
             for ch in chunks:
                 _write_chunk(w, ch)
                 _account(totals[ch.leaf.index], ch)
@@ -790,6 +814,7 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
                     source.release(ch.start, ch.length)
     finally:
         pool.shutdown(cancel_futures=True)
+        decoder.shutdown()  # a decode left running when a walk failed
         if parquet_file is not None:
             parquet_file.close()
     blooms = _write_bloom_filters(w, f, footer, all_chunks, source)
@@ -827,10 +852,7 @@ def _read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn,
     start, length = chunk_range(footer, g, leaf.index)
     if source is None:
         pages = read_pages(f, footer, g, leaf.index)
-    else:
-        # Populated here (the worker, a row group ahead) for pyarrow's
-        # decoding and for the writer's copy.
-        source.populate(start, length)
+    else:  # populated by the caller
         pages = pages_from_bytes(source.view[start:start + length], start, footer, g,
                                  leaf.index)
     ci, oi = read_page_index(f, footer, g, leaf.index)
