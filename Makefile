@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test test-pandas2 demo build bench compare compare-targets docs lint clean prune-soundness tightness fuzz
+.PHONY: test test-pandas2 demo build bench compare compare-targets upgrade-speed docs lint clean prune-soundness tightness fuzz
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
@@ -64,6 +64,10 @@ compare: build
 
 compare-targets: build
 	$(PY) benchmarks/compare.py --targets
+
+# upgrade of a 1 GB, 8-float-column file against pyarrow.parquet.read_table.
+upgrade-speed: build
+	$(PY) benchmarks/upgrade_speed.py --mb 1000 --repeat 5
 
 bench: build
 	$(PY) -m pip install --quiet "asv>=0.6"

@@ -492,7 +492,7 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
 
     ``memory_map=True`` (the default, where the platform allows it) reads
     ``src`` through a memory map, which saves copying every byte twice (see
-    :mod:`nanstats.parquet.source_map`); like ``pyarrow.memory_map``, it
+    ``nanstats.parquet.source_map``); like ``pyarrow.memory_map``, it
     requires that nobody truncates or rewrites ``src`` in place while it is
     being upgraded (replacing it by a rename is fine).  ``memory_map=False``
     reads with ``pread``; the output is byte for byte the same.  Raises UnsupportedParquetError for
@@ -564,7 +564,7 @@ class _Writer:
     (one system call for thousands of pages instead of one per page): the
     new page headers interleaved with the page payloads, taken straight
     from the memory-mapped source when there is one (``source``, see
-    :mod:`nanstats.parquet.source_map`; its ranges are populated by the
+    ``nanstats.parquet.source_map``; its ranges are populated by the
     caller), else read a stretch at a time with one ``pread`` into a reused
     buffer.  A piece
     larger than the batch (a chunk kept as it is) is copied by the kernel
