@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import mmap
 import os
 import sys
@@ -100,17 +101,22 @@ class SourceMap:
         """Map the pages of bytes ``start``..``start + length`` now, in one call.
 
         Raises ParquetFormatError when the range lies past the end of the
-        file or cannot be read (the file shrank while it was being read).
+        file, or past its end now (the file shrank while it was being read);
+        OSError when the kernel cannot map the pages for another reason
+        (out of memory, say).
         """
         if start < 0 or start + length > self.size:
             raise ParquetFormatError(f"bytes {start}..{start + length} lie past the end of the "
                                      f"file ({self.size} bytes)", path=self.path, offset=start)
         err = self._advise(_MADV_POPULATE_READ, start, length, outward=True)
-        if err:
-            raise ParquetFormatError(f"cannot read bytes {start}..{start + length} of the file "
-                                     f"({os.strerror(err) if err > 0 else 'madvise failed'}); "
-                                     "was it truncated while being upgraded?",
+        if err == errno.EFAULT:  # what reading those bytes would answer with SIGBUS
+            raise ParquetFormatError(f"bytes {start}..{start + length} are no longer in the "
+                                     "file: was it truncated while being upgraded?",
                                      path=self.path, offset=start)
+        if err:
+            raise OSError(err if err > 0 else errno.EIO,
+                          f"cannot map bytes {start}..{start + length} of the file "
+                          f"({os.strerror(err) if err > 0 else 'madvise failed'})", self.path)
 
     def release(self, start: int, length: int) -> None:
         """Forget the page-table entries of the whole pages inside the range.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import platform
 
@@ -85,3 +87,22 @@ def test_no_mapping_for_empty_missing_or_unsupported(tmp_path, monkeypatch):
     assert map_source(path) is None
     monkeypatch.setattr(source_map, "_madvise", None)
     assert map_source(path) is None
+
+
+@pytest.mark.skipif(not _kernel_has_populate_read(), reason="needs MADV_POPULATE_READ")
+def test_other_kernel_refusals_are_os_errors(tmp_path, monkeypatch):
+    source = map_source(_file(tmp_path, os.urandom(4 * 4096)))
+    assert source is not None
+
+    def no_memory(address, length, advice):
+        ctypes.set_errno(errno.ENOMEM)
+        return -1
+
+    try:
+        monkeypatch.setattr(source_map, "_madvise", no_memory)
+        with pytest.raises(OSError) as err:
+            source.populate(0, 4096)
+        assert err.value.errno == errno.ENOMEM and not isinstance(err.value, ParquetFormatError)
+    finally:
+        monkeypatch.undo()
+        source.close()
