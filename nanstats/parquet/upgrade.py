@@ -495,9 +495,12 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     ``nanstats.parquet.source_map``); like ``pyarrow.memory_map``, it
     requires that nobody truncates or rewrites ``src`` in place while it is
     being upgraded (replacing it by a rename is fine).  ``memory_map=False``
-    reads with ``pread``; the output is byte for byte the same.  Raises UnsupportedParquetError for
-    encrypted files, ParquetFormatError for corrupt ones, ValueError when
-    ``src`` and ``dst`` are the same file.  See the module example.
+    reads with ``pread``; the output is byte for byte the same.  About two
+    row groups of decoded values are held at a time.
+
+    Raises UnsupportedParquetError for encrypted files, ParquetFormatError
+    for corrupt ones, ValueError when ``src`` and ``dst`` are the same file.
+    See the module example.
 
     >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
     >>> d = tempfile.mkdtemp()
@@ -566,9 +569,8 @@ class _Writer:
     from the memory-mapped source when there is one (``source``, see
     ``nanstats.parquet.source_map``; its ranges are populated by the
     caller), else read a stretch at a time with one ``pread`` into a reused
-    buffer.  A piece
-    larger than the batch (a chunk kept as it is) is copied by the kernel
-    (``os.copy_file_range``) where the platform allows.  Between row groups,
+    buffer.  A piece larger than the batch (a chunk kept as it is) is
+    copied by the kernel (``os.copy_file_range``) where the platform allows.  Between row groups,
     :meth:`start_writeback` has a background thread ``fdatasync`` what was
     written so far, so that the final ``fsync`` has little left to do.
     """
