@@ -57,6 +57,17 @@ def write_file(path: str, mb: float, seed: int = 0) -> int:
     return rows
 
 
+def write_and_fsync(path: str, size: int, block: bytes) -> None:
+    """Write ``block`` over and over until ``size`` bytes, then fsync: the write floor."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        for _ in range(0, size, len(block)):
+            os.write(fd, block)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=200.0, help="size of the data (MB)")
@@ -87,23 +98,15 @@ def main(argv: list[str] | None = None) -> int:
         t_read_again = best(lambda: papq.read_table(src, columns=names), args.repeat)
         t_read = min(t_read, t_read_again)
         floor_path = os.path.join(d, "floor.bin")
-
-        def write_floor() -> None:
-            block = os.urandom(1 << 24)
-            fd = os.open(floor_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            try:
-                for _ in range(0, size, len(block)):
-                    os.write(fd, block)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        block = os.urandom(1 << 24)
 
         def remove_floor() -> None:
             if os.path.exists(floor_path):
                 os.unlink(floor_path)
             os.sync()
 
-        t_floor = best(write_floor, args.repeat, remove_floor)
+        t_floor = best(lambda: write_and_fsync(floor_path, size, block), args.repeat,
+                       remove_floor)
         result = {
             "rows": rows,
             "columns": COLUMNS,

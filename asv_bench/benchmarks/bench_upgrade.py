@@ -52,6 +52,11 @@ class Upgrade:
     def teardown(self, src, memory_map):
         _remove(self.dst)
 
+    def _clean(self) -> None:
+        """dst removed and the disk synced, untimed, before each timed call."""
+        _remove(self.dst)
+        os.sync()
+
     def time_upgrade(self, src, memory_map):
         from nanstats.parquet.upgrade import upgrade
 
@@ -63,35 +68,19 @@ class Upgrade:
     def track_ratio_to_read_table(self, src, memory_map):
         from nanstats.parquet.upgrade import upgrade
 
-        def clean() -> None:
-            _remove(self.dst)
-            os.sync()
-
         up, read = best_interleaved([lambda: upgrade(src, self.dst, memory_map=memory_map),
-                                     lambda: papq.read_table(src, columns=NAMES)], 3, clean)
+                                     lambda: papq.read_table(src, columns=NAMES)], 3, self._clean)
         return up / read
 
     track_ratio_to_read_table.unit = "x read_table"
 
     def track_write_floor_ratio(self, src, memory_map):
-        size = os.path.getsize(src)
-        block = os.urandom(1 << 22)
+        from upgrade_speed import write_and_fsync
 
-        def write_floor() -> None:
-            fd = os.open(self.dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            try:
-                for _ in range(0, size, len(block)):
-                    os.write(fd, block)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        size, block = os.path.getsize(src), os.urandom(1 << 22)
 
-        def clean() -> None:
-            _remove(self.dst)
-            os.sync()
-
-        floor, read = best_interleaved([write_floor,
-                                        lambda: papq.read_table(src, columns=NAMES)], 3, clean)
+        floor, read = best_interleaved([lambda: write_and_fsync(self.dst, size, block),
+                                        lambda: papq.read_table(src, columns=NAMES)], 3, self._clean)
         return floor / read
 
     track_write_floor_ratio.unit = "x read_table"
