@@ -12,7 +12,7 @@ took 1.9 s on the development VM, against 0.4 s populated), and a
 ``write(2)`` from unmapped pages is slower still, because the kernel's copy
 stops and retries at every missing page.  So each range is populated with
 ``madvise(MADV_POPULATE_READ)`` (Linux 5.14+) just before it is used: one
-system call maps a column chunk (about 60 ms a GB).  After a row group is
+system call maps a column chunk (60-100 ms a GB here).  After a row group is
 written its range is dropped again (``MADV_DONTNEED``, which for a file
 mapping only forgets the page-table entries), so the mapping never holds
 more than two row groups.

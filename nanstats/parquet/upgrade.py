@@ -837,7 +837,7 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
     new_meta = copy.copy(meta)
     new_meta.row_groups = new_row_groups
     new_meta.column_orders = _column_orders(footer, eligible, order)
-    raw = encode(new_meta)
+    raw = _encode_rewritten(new_meta, footer.path, "the new footer")
     w.write(raw)
     w.write(len(raw).to_bytes(4, "little") + MAGIC)
     if report_progress is not None:
@@ -886,7 +886,8 @@ def _write_chunk(w: _Writer, ch: _Chunk) -> None:
             # (cheaper than copying two structs per page).
             old_stats, sub.statistics = sub.statistics, next(page_stats)
             try:
-                raw_header = encode(header)
+                raw_header = _encode_rewritten(header, path, f"the page header at byte "
+                                               f"{page.offset}")
             finally:
                 sub.statistics = old_stats
             delta += len(raw_header) - page.header_length
@@ -932,11 +933,11 @@ def _write_chunk(w: _Writer, ch: _Chunk) -> None:
         if locations:
             firsts = ch.stats.page_starts
             extra = ch.oi.unencoded_byte_array_data_bytes if ch.oi is not None else None
-            ch.new_oi = encode(pq.OffsetIndex(
+            ch.new_oi = _encode_rewritten(pq.OffsetIndex(
                 page_locations=[pq.PageLocation(offset=o, compressed_page_size=s,
                                                 first_row_index=r)
                                 for (o, s), r in zip(locations, firsts, strict=True)],
-                unencoded_byte_array_data_bytes=extra))
+                unencoded_byte_array_data_bytes=extra), path, "the OffsetIndex")
     else:
         ch.new_ci = ch.ci_raw
         if ch.oi is not None:
@@ -945,7 +946,21 @@ def _write_chunk(w: _Writer, ch: _Chunk) -> None:
                 pq.PageLocation(offset=o, compressed_page_size=s,
                                 first_row_index=loc.first_row_index)
                 for (o, s), loc in zip(locations, ch.oi.page_locations, strict=True)]
-            ch.new_oi = encode(new_oi)
+            ch.new_oi = _encode_rewritten(new_oi, path, "the OffsetIndex")
+
+
+def _encode_rewritten(obj: Any, path: str, what: str) -> bytes:
+    """Encode a structure rebuilt from the source's; ParquetFormatError if a value is out of range.
+
+    Values come from the source (and sizes are its sizes plus the change in
+    header bytes), so a hostile footer can carry one that no longer fits
+    its Thrift type (an i64 size at its maximum, say).
+    """
+    try:
+        return encode(obj)
+    except (OverflowError, ValueError, TypeError) as exc:
+        raise ParquetFormatError(f"cannot encode {what}: a value taken from the source is out "
+                                 f"of range ({type(exc).__name__}: {exc})", path=path) from None
 
 
 def _account(t: _ColumnTotals, ch: _Chunk) -> None:

@@ -2,10 +2,13 @@
 
 Every mutation (flipped, inserted or overwritten bytes in the tail, or
 anywhere, truncations, a wrong footer length, fields and lists of the decoded
-footer and page indexes set to hostile values, huge list and string sizes) must leave ``read_footer``, ``inspect`` and ``verify`` either
+footer and page indexes set to hostile values, huge list and string sizes)
+must leave ``read_footer``, ``inspect``, ``verify`` and ``upgrade`` either
 succeeding or raising ParquetFormatError / UnsupportedParquetError: never
 another exception, never a hang (hypothesis deadline), never a large
-allocation (tracemalloc peak).
+allocation (tracemalloc peak).  ``upgrade`` runs twice, through the memory
+map and with ``pread``: both must fail alike or write the same bytes, and
+a failed upgrade leaves no file behind.
 
 The suite runs a small, fixed set of examples; ``make fuzz`` runs many more,
 randomly (``NANSTATS_FUZZ_EXAMPLES``, default 20000 there).
@@ -30,6 +33,7 @@ from nanstats.errors import ParquetFormatError, UnsupportedParquetError
 from nanstats.parquet.footer import read_footer
 from nanstats.parquet.inspect import inspect
 from nanstats.parquet.thrift_codec import encode
+from nanstats.parquet.upgrade import upgrade
 from nanstats.parquet.verify import verify
 from nanstats.parquet.write import write_table
 
@@ -245,12 +249,33 @@ def page_index_mutations(draw: Any, data: bytes) -> bytes:
     return bytes(body) + footer_raw + struct.pack("<I", len(footer_raw)) + b"PAR1"
 
 
+def upgrade_both_ways(path: str) -> None:
+    """upgrade through the memory map and with pread: the same outcome, nothing left over."""
+    folder = os.path.dirname(path)
+    outcomes = []
+    for memory_map in (True, False):
+        dst = f"{path}.{memory_map}.out"
+        if os.path.exists(dst):
+            os.unlink(dst)
+        try:
+            upgrade(path, dst, memory_map=memory_map)
+        except EXPECTED as exc:
+            assert not os.path.exists(dst)
+            outcomes.append(type(exc).__name__)
+        else:
+            with open(dst, "rb") as f:
+                outcomes.append(f.read())
+            os.unlink(dst)
+        assert not [n for n in os.listdir(folder) if n.endswith(".nanstats-tmp")]
+    assert outcomes[0] == outcomes[1]
+
+
 def check_readers(data: bytes, path: str) -> None:
     with open(path, "wb") as f:
         f.write(data)
     tracemalloc.start()
     try:
-        for reader in (read_footer, inspect, verify):
+        for reader in (read_footer, inspect, verify, upgrade_both_ways):
             try:
                 reader(path)
             except EXPECTED:

@@ -526,6 +526,27 @@ def test_encrypted_refused(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.endswith("-tmp")]
 
 
+def test_sizes_out_of_range_refused(tmp_path):
+    # Found by the fuzz suite: a chunk's total_uncompressed_size at the i64
+    # maximum no longer fits once the new header bytes are added.
+    src = write(tmp_path, sample_table())
+    good, _ = upgraded(tmp_path, src, name="good.parquet")
+    old, new = read_footer(src).chunk(0, 0).meta_data, read_footer(good).chunk(0, 0).meta_data
+    delta = new.total_uncompressed_size - old.total_uncompressed_size
+    assert delta != 0  # the header bytes of column x changed
+    bad = str(tmp_path / "huge.parquet")
+
+    def huge(meta):
+        meta.row_groups[0].columns[0].meta_data.total_uncompressed_size = \
+            2**63 - 1 if delta > 0 else -(2**63)
+
+    rewrite_footer(src, bad, huge)
+    os.unlink(good)
+    with pytest.raises(ParquetFormatError, match="cannot encode the new footer.*out of range"):
+        upgrade(bad, tmp_path / "dst.parquet")
+    assert sorted(os.listdir(tmp_path)) == ["huge.parquet", "src.parquet"]
+
+
 def patch_bytes(path: str, offset: int, new: bytes) -> None:
     with open(path, "r+b") as f:
         f.seek(offset)
