@@ -289,50 +289,25 @@ def check_readers(data: bytes, path: str) -> None:
 SEEDS = ["ieee.parquet", "pa_index.parquet", "pa_v2.parquet"]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_byte_mutations(seeds, seed, tmp_path) -> None:
+#: (mutation strategy, examples in the suite, seeds it runs on)
+MUTATIONS = {
+    "byte": (byte_mutations, 60, SEEDS),
+    "footer_field": (field_mutations, 40, SEEDS),
+    "page_index": (page_index_mutations, 40, SEEDS[:2]),
+    "anywhere": (anywhere_mutations, 30, SEEDS),
+}
+
+
+@pytest.mark.parametrize(("mutation", "seed"), [(m, seed) for m, (_, _, seeds) in
+                                                MUTATIONS.items() for seed in seeds])
+def test_mutations(seeds, mutation, seed, tmp_path) -> None:
+    strategy, examples, _ = MUTATIONS[mutation]
     path = str(tmp_path / "fuzzed.parquet")
 
-    @fuzz_settings(60)
+    @fuzz_settings(examples)
     @given(data=st.data())
     def run(data: Any) -> None:
-        check_readers(data.draw(byte_mutations(seeds[seed])), path)
-
-    run()
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_footer_field_mutations(seeds, seed, tmp_path) -> None:
-    path = str(tmp_path / "fuzzed.parquet")
-
-    @fuzz_settings(40)
-    @given(data=st.data())
-    def run(data: Any) -> None:
-        check_readers(data.draw(field_mutations(seeds[seed])), path)
-
-    run()
-
-
-@pytest.mark.parametrize("seed", SEEDS[:2])
-def test_page_index_mutations(seeds, seed, tmp_path) -> None:
-    path = str(tmp_path / "fuzzed.parquet")
-
-    @fuzz_settings(40)
-    @given(data=st.data())
-    def run(data: Any) -> None:
-        check_readers(data.draw(page_index_mutations(seeds[seed])), path)
-
-    run()
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_anywhere_mutations(seeds, seed, tmp_path) -> None:
-    path = str(tmp_path / "fuzzed.parquet")
-
-    @fuzz_settings(30)
-    @given(data=st.data())
-    def run(data: Any) -> None:
-        check_readers(data.draw(anywhere_mutations(seeds[seed])), path)
+        check_readers(data.draw(strategy(seeds[seed])), path)
 
     run()
 
