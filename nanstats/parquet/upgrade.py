@@ -13,7 +13,7 @@ With ``truncate=N``, STRING columns outside lists get the same treatment (chunk 
 page header statistics, ColumnIndex, OffsetIndex), their bounds recomputed
 from the values and cut to at most N bytes (see
 :mod:`nanstats.parquet.string_stats`).  For every rewritten chunk, what to
-write is computed by ``prepare`` (in a worker thread, one row group ahead);
+write is computed by ``prepare`` (in a worker thread, two row groups ahead);
 ``_write_chunk`` only writes it.
 
 Layout of the output: ``PAR1``, the row groups' column chunks (in leaf
@@ -34,6 +34,7 @@ order), the bloom filters, all ColumnIndexes, all OffsetIndexes, the footer.
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 import tempfile
 from collections import deque
@@ -570,9 +571,10 @@ class _Writer:
     ``nanstats.parquet.source_map``; its ranges are populated by the
     caller), else read a stretch at a time with one ``pread`` into a reused
     buffer.  A piece larger than the batch (a chunk kept as it is) is
-    copied by the kernel (``os.copy_file_range``) where the platform allows.  Between row groups,
-    :meth:`start_writeback` has a background thread ``fdatasync`` what was
-    written so far, so that the final ``fsync`` has little left to do.
+    copied by the kernel (``os.copy_file_range``) where the platform allows.
+    Between row groups, :meth:`start_writeback` has a background thread
+    ``fdatasync`` what was written so far, so that the final ``fsync`` has
+    little left to do.
     """
 
     def __init__(self, fd: int, src_fd: int, source: SourceMap | None = None) -> None:
@@ -663,6 +665,28 @@ class _Writer:
     def flush(self) -> None:
         """Write out everything queued."""
         segs, self.segments, self.queued = self.segments, [], 0
+        if self.source is not None:
+            self._write_all(self._mapped_iov(segs, self.source))
+        else:
+            self._write_read(segs)
+
+    @staticmethod
+    def _mapped_iov(segs: list[bytes | tuple[int, int, str]], source: SourceMap) -> list[Any]:
+        """The queued pieces as buffers: new bytes as they are, copies as slices of the map."""
+        iov: list[Any] = []
+        for seg in segs:
+            if isinstance(seg, bytes):
+                iov.append(seg)
+                continue
+            offset, length, path = seg
+            if offset + length > source.size:
+                raise ParquetFormatError("the file ends inside a page", path=path,
+                                         offset=source.size)
+            iov.append(source.view[offset:offset + length])
+        return iov
+
+    def _write_read(self, segs: list[bytes | tuple[int, int, str]]) -> None:
+        """Write the queued pieces, reading the copies into the buffer a stretch at a time."""
         iov: list[Any] = []
         buf: memoryview | None = None
         buf_lo = buf_hi = 0
@@ -671,17 +695,11 @@ class _Writer:
                 iov.append(seg)
                 continue
             offset, length, path = seg
-            if self.source is not None:
-                if offset + length > self.source.size:
-                    raise ParquetFormatError("the file ends inside a page", path=path,
-                                             offset=self.source.size)
-                iov.append(self.source.view[offset:offset + length])
-                continue
             if buf is None or offset < buf_lo or offset + length > buf_hi:
                 # One read for this piece and the queued pieces that follow it
                 # closely in the source (the next pages of the chunk).
                 end = offset + length
-                for later in segs[i + 1:]:
+                for later in itertools.islice(segs, i + 1, None):
                     if isinstance(later, bytes):
                         continue
                     if later[0] < end or later[0] + later[1] - offset > 2 * _BATCH:
@@ -770,27 +788,24 @@ def _upgrade(f: IO[bytes], src: str, w: _Writer, dst: str, order: ColumnOrderNam
         floats, texts = decoded.result() if decoded is not None else ({}, {})
         if g + 1 < len(row_groups):
             decodes[g + 1] = start_decoding(g + 1)
-        if eligible:
-            arrays = floats
-            for leaf in eligible:
-                ch = chunks[leaf]
-                cs = stats_for_array(arrays.pop(leaf), ch.pages, ch.oi, path=footer.path,
-                                     where=f"row group {g}, column {ch.leaf.name!r}")
-                ch.stats = _float_statistics(cs, ch.pages, ch.ci, order, policy)
+        for leaf in eligible:
+            ch = chunks[leaf]
+            cs = stats_for_array(floats.pop(leaf), ch.pages, ch.oi, path=footer.path,
+                                 where=f"row group {g}, column {ch.leaf.name!r}")
+            ch.stats = _float_statistics(cs, ch.pages, ch.ci, order, policy)
         if strings:
             assert truncate is not None
-            arrays = texts
             for leaf in strings:
                 ch = chunks[leaf]
-                ss = string_stats_for_array(arrays.pop(leaf), ch.pages, ch.oi, truncate,
+                ss = string_stats_for_array(texts.pop(leaf), ch.pages, ch.oi, truncate,
                                             path=footer.path,
                                             where=f"row group {g}, column {ch.leaf.name!r}")
                 ch.stats = _string_statistics(ss, ch.pages, ch.ci)
         return chunks
 
-    # A worker prepares row group g + 1 (pyarrow and the kernels release the
-    # GIL) while this thread writes row group g (the kernel copies the
-    # pages).  Only the worker touches ``f`` until it is done.
+    # A worker prepares row groups g + 1 and g + 2 (pyarrow and the kernels
+    # release the GIL) while this thread writes row group g (the kernel
+    # copies the pages).  Only the worker touches ``f`` until it is done.
     from concurrent.futures import ThreadPoolExecutor
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="nanstats-prepare")

@@ -7,6 +7,7 @@ against statistics computed independently from the decoded values with
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 
@@ -178,8 +179,8 @@ def upgraded(tmp_path, src: str, order: str = "ieee754", policy: str = "safe",
     assert not [p for p in os.listdir(tmp_path) if p.endswith("-tmp")]
     # Read through pread instead of the memory map: the same bytes.
     unmapped = str(tmp_path / f"unmapped-{name}")
-    assert upgrade(src, unmapped, order, policy=policy, memory_map=False) == report.__class__(
-        **{**report.__dict__, "dst": unmapped})
+    assert upgrade(src, unmapped, order, policy=policy, memory_map=False) == \
+        dataclasses.replace(report, dst=unmapped)
     assert sha256(unmapped) == sha256(dst)
     os.unlink(unmapped)
     return dst, report
