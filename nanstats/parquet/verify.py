@@ -75,10 +75,12 @@ from dataclasses import asdict, dataclass
 from typing import IO, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from nanstats.column_index import boundary_order
 from nanstats.errors import UnsupportedParquetError
 from nanstats.float_types import FloatType
+from nanstats.order_rules import bounds_to_write
 from nanstats.parquet.footer import ColumnOrderKind, Footer, LeafColumn, read_footer
 from nanstats.parquet.page_index import PageIndexRegion
 from nanstats.parquet.pages import Page, check_offset_index_pages, read_pages
@@ -90,6 +92,7 @@ from nanstats.parquet.recompute import (
 )
 from nanstats.parquet.thrift_codec import pq
 from nanstats.stats import ColumnStats
+from nanstats.stats_table import StatsTable
 
 _BOUNDARY_NAMES = {pq.BOUNDARY_UNORDERED: "UNORDERED", pq.BOUNDARY_ASCENDING: "ASCENDING",
                    pq.BOUNDARY_DESCENDING: "DESCENDING"}
@@ -375,6 +378,49 @@ def _check_bound(report: _Report, ft: FloatType, order: ColumnOrderKind, raw: by
         report.add("zero_rule", page, field, ft.format_bits(bits), ft.format_bits(zero))
 
 
+def _bound_bits(ft: FloatType, raws: list[bytes]) -> tuple[npt.NDArray[Any], npt.NDArray[np.bool_]]:
+    """The bounds of a ColumnIndex list as bits (0 where malformed) and which are well-formed."""
+    ok = np.fromiter((len(r) == ft.nbytes for r in raws), dtype=bool, count=len(raws))
+    bits = np.zeros(len(raws), dtype=ft.bits_dtype)
+    if ok.any():
+        joined = b"".join(r for r, good in zip(raws, ok.tolist(), strict=True) if good)
+        bits[ok] = np.frombuffer(joined, dtype=ft.bits_dtype.newbyteorder("<"))
+    return bits, ok
+
+
+def _nan_mask(ft: FloatType, bits: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    nan: npt.NDArray[np.bool_] = (bits & ft.bits_dtype.type(ft.abs_mask)) > \
+        ft.bits_dtype.type(ft.inf_bits)
+    return nan
+
+
+def _numeric_keys(ft: FloatType, bits: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+    """Keys ordering non-NaN values as numbers (-0.0 equal to +0.0), as _numeric_key."""
+    zero = (bits & ft.bits_dtype.type(ft.abs_mask)) == 0
+    return ft.bits_to_keys(np.where(zero, ft.bits_dtype.type(0), bits))
+
+
+def _bounds_clean(ft: FloatType, order: ColumnOrderKind, table: StatsTable,
+                  bits: npt.NDArray[Any], ok: npt.NDArray[np.bool_],
+                  is_min: bool) -> npt.NDArray[np.bool_]:
+    """Pages whose written bound certainly breaks no rule (the others get _check_bound)."""
+    if order == "ieee754":
+        want = bounds_to_write(table, "ieee754")
+        want_bits = want.min_bits if is_min else want.max_bits
+        exact: npt.NDArray[np.bool_] = ok & want.present & (bits == want_bits)
+        return exact
+    has_values = table.value_count > 0
+    extreme = ft.keys_to_bits(table.keys[:, 0 if is_min else 1])
+    key, want_key = _numeric_keys(ft, bits), _numeric_keys(ft, extreme)
+    within = key <= want_key if is_min else key >= want_key
+    zero = ft.bits_dtype.type(ft.sign_mask if is_min else 0)
+    abs_mask = ft.bits_dtype.type(ft.abs_mask)
+    zero_breach = ((extreme & abs_mask) == 0) & ((bits & abs_mask) == 0) & (bits != zero)
+    clean: npt.NDArray[np.bool_] = ok & has_values & ~_nan_mask(ft, bits) & within & \
+        ~zero_breach
+    return clean
+
+
 def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind, ci: Any,
                         stats: ChunkStats) -> None:
     table = stats.pages
@@ -395,20 +441,35 @@ def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind, 
         shown = counts if len(counts) <= 8 else [*counts[:6], "...", counts[-1]]
         report.add("missing_nan_count", None, "column_index.nan_counts", "absent",
                    f"[{', '.join(map(str, shown))}]")
-    is_null = (table.null_count == table.num_values).tolist()
-    for i in range(n):
+    # The per-page comparisons run over whole arrays; only pages that fail
+    # one are looked at one by one, for the report.
+    null_pages = np.array([bool(b) for b in ci.null_pages], dtype=bool)
+    is_null = table.null_count == table.num_values
+    suspects = null_pages != is_null
+    for written, counted in ((ci.nan_counts, table.nan_count),
+                             (ci.null_counts, table.null_count)):
+        if written is not None:
+            suspects |= np.asarray(written, dtype=object) != counted
+    checked = ~(null_pages | is_null | skip)  # readers skip the bounds of null pages
+    if order in ("ieee754", "type_order"):
+        lo_bits, lo_ok = _bound_bits(ft, ci.min_values)
+        hi_bits, hi_ok = _bound_bits(ft, ci.max_values)
+        clean = (_bounds_clean(ft, order, table, lo_bits, lo_ok, True)
+                 & _bounds_clean(ft, order, table, hi_bits, hi_ok, False))
+        suspects |= checked & ~clean
+    for i in np.flatnonzero(suspects).tolist():
         truth = stats.page(i)
-        if bool(ci.null_pages[i]) != is_null[i]:
+        if null_pages[i] != is_null[i]:
             report.add("wrong_null_pages", i, "column_index.null_pages", ci.null_pages[i],
-                       is_null[i])
+                       bool(is_null[i]))
         if ci.nan_counts is not None and ci.nan_counts[i] != truth.nan_count:
             report.add("wrong_nan_count", i, "column_index.nan_counts", ci.nan_counts[i],
                        truth.nan_count)
         if ci.null_counts is not None and ci.null_counts[i] != truth.null_count:
             report.add("wrong_null_count", i, "column_index.null_counts", ci.null_counts[i],
                        truth.null_count)
-        if ci.null_pages[i] or is_null[i] or skip[i]:
-            continue  # readers skip the bounds of null pages
+        if not checked[i]:
+            continue
         for field, raw, is_min in (("min_values", ci.min_values[i], True),
                                    ("max_values", ci.max_values[i], False)):
             _check_bound(report, ft, order, raw, truth, is_min, i, f"column_index.{field}")
@@ -420,18 +481,15 @@ def _check_boundary_order(report: _Report, ft: FloatType, order: ColumnOrderKind
     claim = _BOUNDARY_NAMES.get(ci.boundary_order)
     if claim in (None, "UNORDERED") or order not in ("ieee754", "type_order"):
         return
-    lo_keys, hi_keys = [], []
-    for null, lo, hi in zip(ci.null_pages, ci.min_values, ci.max_values, strict=True):
-        lo_bits, hi_bits = _bits(ft, lo), _bits(ft, hi)
-        if null or lo_bits is None or hi_bits is None:
-            continue
-        if order == "ieee754":
-            lo_keys.append(_total_key(ft, lo_bits))
-            hi_keys.append(_total_key(ft, hi_bits))
-        elif not (ft.is_nan_bits(lo_bits) or ft.is_nan_bits(hi_bits)):
-            lo_keys.append(_numeric_key(ft, lo_bits))
-            hi_keys.append(_numeric_key(ft, hi_bits))
-    lo, hi = np.array(lo_keys, dtype=np.int64), np.array(hi_keys, dtype=np.int64)
+    lo_bits, lo_ok = _bound_bits(ft, ci.min_values)
+    hi_bits, hi_ok = _bound_bits(ft, ci.max_values)
+    used = lo_ok & hi_ok & ~np.array([bool(b) for b in ci.null_pages], dtype=bool)
+    if order == "ieee754":
+        lo, hi = ft.bits_to_keys(lo_bits), ft.bits_to_keys(hi_bits)
+    else:
+        used &= ~(_nan_mask(ft, lo_bits) | _nan_mask(ft, hi_bits))
+        lo, hi = _numeric_keys(ft, lo_bits), _numeric_keys(ft, hi_bits)
+    lo, hi = lo[used], hi[used]
     if claim == "ASCENDING":
         holds = bool((lo[:-1] <= lo[1:]).all() and (hi[:-1] <= hi[1:]).all())
     else:

@@ -299,6 +299,22 @@ def test_column_index_bounds_ieee(ieee, tmp_path) -> None:
                    ("bound_excludes_value", 2, "column_index.min_values")}
 
 
+def test_column_index_bounds_type_order(typed, tmp_path) -> None:
+    ci = column_index(typed)  # pages [0.0, 1.0], [2.0, nan], [-0.0, 5.0]
+    assert [struct.unpack("<d", v)[0] for v in ci.min_values] == [0.0, 2.0, 0.0]
+    bad = copy.deepcopy(ci)
+    bad.min_values[0] = plain(0.0)  # a zero minimum must be written -0.0
+    bad.max_values[1] = plain(np.nan)  # never NaN in TYPE_ORDER bounds
+    bad.min_values[2] = plain(0.5)  # excludes -0.0
+    bad.max_values[2] = plain(7.0)  # wider than 5.0: allowed
+    found = verify(rewrite(typed, str(tmp_path / "bad.parquet"),
+                           lambda m, b: set_column_index(m, b, bad)))
+    got = {(v.kind, v.page, v.field) for v in found}
+    assert got == {("zero_rule", 0, "column_index.min_values"),
+                   ("nan_in_bounds", 1, "column_index.max_values"),
+                   ("bound_excludes_value", 2, "column_index.min_values")}
+
+
 def test_boundary_order_claims(tmp_path) -> None:
     src = str(tmp_path / "asc.parquet")
     write_table(pa.table({"x": doubles([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])}), src,
