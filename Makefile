@@ -46,8 +46,7 @@ test-pandas2: build
 	$(PANDAS2_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_pandas.py nanstats/pandas.py
 
 # The main job: a sample lake through nanstats on local Spark (python -m
-# nanstats.spark.demo --help for its options; python -m nanstats.demo is the
-# small core-only demonstration).
+# nanstats.spark.demo --help for its options).
 demo: build
 	$(PY) -m nanstats.spark.demo
 

@@ -30,7 +30,7 @@ import numpy as np
 
 import nanstats
 from nanstats import _kernels
-from nanstats.stats import page_table
+from nanstats.core.stats import page_table
 from nanstats.testing.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
 from nanstats.testing.timing import best, best_interleaved
 

@@ -16,7 +16,7 @@ at trunc_10/5/2 over 2000 datasets, against the seed's 1.34/3.66/12.89).  It is
 searched for (an equality predicate) by the strict and the loose search of
 :mod:`nanstats.prune.page_search` over the exact page bounds, and by the loose
 search over bounds truncated to 10, 5 and 2 bytes by
-:mod:`nanstats.prune.byte_bounds` (the names are ASCII: bytes are characters;
+:mod:`nanstats.core.byte_bounds` (the names are ASCII: bytes are characters;
 the strict search would be wrong on truncated, overlapping bounds).  The table
 gives per dataset and on average the steps (pages probed) and the candidate
 pages ("matches").  Every run checks that the loose search never missed a page
@@ -65,7 +65,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.prune.byte_bounds import truncate_max, truncate_min
+from nanstats.core.byte_bounds import truncate_max, truncate_min
 from nanstats.prune.page_search import ValueInterval, search_pages
 
 TRUNCATIONS = (10, 5, 2)

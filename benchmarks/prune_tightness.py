@@ -30,7 +30,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as papq
 
-from nanstats.parquet.footer import read_footer
+from nanstats.core.stats import ColumnStats
+from nanstats.metadata.footer import read_footer
 from nanstats.parquet.recompute import recompute
 from nanstats.parquet.upgrade import upgrade
 from nanstats.prune.parser import parse
@@ -38,7 +39,6 @@ from nanstats.prune.row_filter import filter_mask
 from nanstats.prune.scopes import LayeredSource, StatsSource, plan
 from nanstats.prune.semantics import SEMANTICS
 from nanstats.prune.skipping import FileSource
-from nanstats.stats import ColumnStats
 
 QUERIES = (
     "temp > 30",

@@ -5,9 +5,9 @@
 1
 """
 
-from nanstats.column_index import ColumnIndex, column_index
+from nanstats.core.column_index import ColumnIndex, column_index
+from nanstats.core.stats import ColumnStats, EncodedStatistics, page_stats, summary
 from nanstats.errors import NanstatsError, UnsupportedDtypeError
-from nanstats.stats import ColumnStats, EncodedStatistics, page_stats, summary
 from nanstats.threads import get_threads, set_threads
 
 __version__ = "0.1.0.dev0"

@@ -30,8 +30,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from nanstats.float_types import FloatType
-from nanstats.stats import ColumnStats, summary
+from nanstats.core.floats import FloatType
+from nanstats.core.stats import ColumnStats, summary
 
 _COUNT_FIELDS = ["num_values", "null_count", "nan_count", "pos_nan_count", "neg_nan_count"]
 ARROW_FLOAT_TYPES = {"halffloat": pa.float16(), "float": pa.float32(), "double": pa.float64()}

@@ -28,12 +28,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from nanstats.errors import NanstatsError
+from nanstats.lake.listing import list_parquet_files
 
 
 def _expand(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """(the Parquet files named by files and folders, [(path, error)] for missing ones)."""
-    from nanstats.spark.index import list_parquet_files
-
     files: list[str] = []
     missing: list[tuple[str, str]] = []
     for path in paths:
@@ -144,9 +143,7 @@ def _print_violations(violations: list[Any], checked: int) -> None:
 
 def _pairs(src: str, dst: str) -> list[tuple[str, str]]:
     if os.path.isdir(src):
-        from nanstats.spark.index import list_parquet_files
-
-        return [(f, os.path.join(dst, os.path.relpath(f, src))) for f in list_parquet_files(src)]
+            return [(f, os.path.join(dst, os.path.relpath(f, src))) for f in list_parquet_files(src)]
     if not os.path.exists(src):
         raise FileNotFoundError(f"no such file or folder: {src}")
     return [(src, dst)]

@@ -24,63 +24,23 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from nanstats.buffers import KernelInput, from_arrow, from_numpy
-from nanstats.column_index import ColumnIndex, column_index
-from nanstats.order_rules import ColumnOrderName, TypeOrderPolicy
-from nanstats.stats import ColumnStats, EncodedStatistics, page_stats, summary
-
-SUPPORTED = (
-    "numpy float16/float32/float64, pandas Float32/Float64, "
-    "or ArrowDtype halffloat/float/double"
+from nanstats.core.column_index import ColumnIndex, column_index
+from nanstats.core.inputs import (
+    PANDAS_SUPPORTED,
+    KernelInput,
+    from_pandas,
+    is_supported_pandas_dtype,
 )
-_ARROW_FLOAT_NAMES = {"halffloat", "float", "double"}
+from nanstats.core.rules import ColumnOrderName, TypeOrderPolicy
+from nanstats.core.stats import ColumnStats, EncodedStatistics, page_stats, summary
 
 #: Columns of DataFrame.nanstats.summary(), in order.
 SUMMARY_COLUMNS = [
     "physical_type", "num_values", "null_count", "nan_count",
     "pos_nan_count", "neg_nan_count", "min", "max",
 ]
-
-
-def is_supported_dtype(dtype: Any) -> bool:
-    """Whether nanstats reads this pandas dtype.
-
-    >>> is_supported_dtype(pd.Float32Dtype()), is_supported_dtype(np.dtype("int64"))
-    (True, False)
-    """
-    if isinstance(dtype, np.dtype):
-        return dtype.kind == "f" and dtype.itemsize in (2, 4, 8)
-    if isinstance(dtype, (pd.Float32Dtype, pd.Float64Dtype)):
-        return True
-    if isinstance(dtype, pd.ArrowDtype):
-        return str(dtype.pyarrow_dtype) in _ARROW_FLOAT_NAMES
-    return False
-
-
-def kernel_input(values: pd.Series | Any) -> KernelInput:
-    """The kernel input of a Series or pandas array, read in place.
-
-    >>> kernel_input(pd.Series([1.0, None], dtype="Float32")).validity_kind
-    3
-    """
-    arr = values.array if isinstance(values, pd.Series) else values
-    dtype = arr.dtype
-    if type(dtype).__name__ == "NumpyEADtype":  # a numpy array wrapped by pandas
-        dtype = dtype.numpy_dtype
-    if not is_supported_dtype(dtype):
-        raise TypeError(f"nanstats reads {SUPPORTED}, not {dtype}")
-    if isinstance(dtype, pd.ArrowDtype):
-        chunked = arr.__arrow_array__()
-        if chunked.num_chunks == 1:
-            return from_arrow(chunked.chunk(0))
-        return from_arrow(chunked.combine_chunks())
-    if isinstance(dtype, (pd.Float32Dtype, pd.Float64Dtype)):
-        # The masked array's buffers: values and a null mask (True = NA).
-        return from_numpy(arr._data, null_mask=arr._mask)
-    return from_numpy(np.asarray(arr))
 
 
 @pd.api.extensions.register_series_accessor("nanstats")
@@ -97,15 +57,15 @@ class SeriesAccessor:
     def __init__(self, series: pd.Series) -> None:
         # O(1) and stateless but for the Series: pandas 3 rebuilds the
         # accessor on every attribute access.
-        if not is_supported_dtype(series.dtype):
+        if not is_supported_pandas_dtype(series.dtype):
             raise AttributeError(
-                f"the .nanstats accessor needs a float Series ({SUPPORTED}); "
+                f"the .nanstats accessor needs a float Series ({PANDAS_SUPPORTED}); "
                 f"this one is {series.dtype}"
             )
         self._series = series
 
     def _input(self) -> KernelInput:
-        return kernel_input(self._series)
+        return from_pandas(self._series)
 
     def summary(self) -> ColumnStats:
         """Statistics of the whole Series (see :func:`nanstats.summary`)."""
@@ -160,8 +120,8 @@ class DataFrameAccessor:
         """
         rows, names = [], []
         for name, col in self._frame.items():
-            if is_supported_dtype(col.dtype):
-                s = summary(kernel_input(col))
+            if is_supported_pandas_dtype(col.dtype):
+                s = summary(from_pandas(col))
                 rows.append([getattr(s, c) for c in SUMMARY_COLUMNS])
                 names.append(name)
         out = pd.DataFrame(rows, index=pd.Index(names, dtype=object), columns=SUMMARY_COLUMNS)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import strategies as st
 
-from nanstats.float_types import DOUBLE, FLOAT, FLOAT16, FloatType
+from nanstats.core.floats import DOUBLE, FLOAT, FLOAT16, FloatType
 
 FLOAT_TYPES = (FLOAT16, FLOAT, DOUBLE)
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as papq
 
 from nanstats.cli import main
-from nanstats.parquet.footer import read_footer
+from nanstats.metadata.footer import read_footer
 
 
 def _write(path, n=100):

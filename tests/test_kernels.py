@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 import nanstats
 from nanstats import _kernels
-from nanstats.stats import ColumnStats
-from nanstats.stats_table import StatsTable
+from nanstats.core.stats import ColumnStats
+from nanstats.core.table import StatsTable
 from nanstats.testing import oracle
 from tests.strategies import FLOAT_TYPES, Column, columns, special_bits
 
@@ -133,7 +133,7 @@ def test_large_array_with_many_pages_matches_numpy_reference() -> None:
     bits = rng.integers(0, 2**64, 100_003, dtype=np.uint64)
     valid = rng.random(bits.size) > 0.2
     starts = np.r_[0, np.sort(rng.choice(np.arange(1, bits.size), 57, replace=False))]
-    table = nanstats.stats.page_table(bits.view(np.float64), valid, page_starts=starts)
+    table = nanstats.core.stats.page_table(bits.view(np.float64), valid, page_starts=starts)
     expected = oracle.page_stats("DOUBLE", bits.tolist(), valid.tolist(), starts.tolist())
     got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
     assert got == expected

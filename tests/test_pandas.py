@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 
 import nanstats
-from nanstats.pandas import SUMMARY_COLUMNS, kernel_input
+from nanstats.core.inputs import from_pandas as kernel_input
+from nanstats.pandas import SUMMARY_COLUMNS
 from tests.strategies import Column, columns
 
 ARROW_TYPES = {2: pa.float16(), 4: pa.float32(), 8: pa.float64()}

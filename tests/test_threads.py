@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import nanstats
 from nanstats import threads
-from nanstats.buffers import from_numpy
+from nanstats.core.inputs import from_numpy
 from nanstats.testing import oracle
 from tests.strategies import Column, columns
 from tests.test_kernels import as_dict
@@ -93,8 +93,8 @@ def test_slice_keeps_validity_in_step() -> None:
     for inp in (from_numpy(values, valid), from_numpy(values)):
         part = inp.slice(4, 9)
         assert part.bits.tolist() == values[4:9].view(np.uint64).tolist()
-        assert nanstats.stats.ColumnStats.from_table(
-            nanstats.stats_table.scan(part, np.zeros(1, np.int64)), 0
+        assert nanstats.core.stats.ColumnStats.from_table(
+            nanstats.core.table.scan(part, np.zeros(1, np.int64)), 0
         ) == nanstats.summary(values[4:9], None if inp.validity.size == 0 else valid[4:9])
     with pytest.raises(ValueError, match="not within"):
         from_numpy(values).slice(5, 11)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import nanstats
-from nanstats.stats import page_table
+from nanstats.core.stats import page_table
 from nanstats.testing.compositions import numpy_summary, polars_summary, read_ceiling
 from nanstats.testing.timing import best, best_interleaved
 

@@ -30,10 +30,10 @@ API_RST = Path(__file__).resolve().parents[1] / "api.rst"
 #: prune.abstract/constraints/expressions/scopes, the demos) are internal.
 COVERED: tuple[str, ...] = (
     "nanstats",
-    "nanstats.stats",
-    "nanstats.column_index",
+    "nanstats.core.stats",
+    "nanstats.core.column_index",
     "nanstats.errors",
-    "nanstats.float_types",
+    "nanstats.core.floats",
     "nanstats.arrow",
     "nanstats.pandas",
     "nanstats.parquet.inspect",
@@ -45,7 +45,7 @@ COVERED: tuple[str, ...] = (
     "nanstats.prune.semantics",
     "nanstats.prune.parser",
     "nanstats.prune.page_search",
-    "nanstats.prune.byte_bounds",
+    "nanstats.core.byte_bounds",
     "nanstats.spark",
     "nanstats.spark.session",
     "nanstats.testing.compositions",
@@ -78,7 +78,7 @@ def public_names(module: ModuleType) -> list[str]:
 def resolve(dotted: str) -> Any:
     """The object a dotted name refers to, found as autosummary finds it.
 
-    ``MODULE.NAME`` first (so ``nanstats.column_index`` is the function the
+    ``MODULE.NAME`` first (so ``nanstats.core.column_index`` is the function the
     package exports, not the module of the same name), then the longest
     importable module prefix followed by attributes.
     """

@@ -1,7 +1,7 @@
 """Figure: where every float16 bit pattern sits in IEEE 754 total order.
 
 Left: the totalOrder key nanstats computes (:meth:`FloatType.bits_to_keys
-<nanstats.float_types.FloatType.bits_to_keys>`) against the bit pattern read
+<nanstats.core.floats.FloatType.bits_to_keys>`) against the bit pattern read
 as an unsigned integer, for all 65,536 float16 patterns.  Right: the same
 patterns sorted by key, from -NaN up to +NaN, with their values (NaNs drawn
 at the ends).  Writes ``docs/_generated/total_order.png``; run by
@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from nanstats.float_types import FLOAT16  # noqa: E402
+from nanstats.core.floats import FLOAT16  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "_generated" / "total_order.png"
 

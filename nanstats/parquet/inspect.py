@@ -20,10 +20,10 @@ import struct
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from nanstats.float_types import FloatType
-from nanstats.parquet.footer import Footer, read_footer
-from nanstats.parquet.page_index import PageIndexRegion
-from nanstats.parquet.thrift_codec import pq
+from nanstats.core.floats import FloatType
+from nanstats.metadata.footer import Footer, read_footer
+from nanstats.metadata.page_index import PageIndexRegion
+from nanstats.metadata.thrift import pq
 
 _BOUNDARY = {pq.BOUNDARY_UNORDERED: "UNORDERED", pq.BOUNDARY_ASCENDING: "ASCENDING",
              pq.BOUNDARY_DESCENDING: "DESCENDING"}

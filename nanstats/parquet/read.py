@@ -23,10 +23,10 @@ import os
 from dataclasses import dataclass
 from typing import IO, Any
 
-from nanstats.parquet.footer import Footer, LeafColumn, read_footer
-from nanstats.parquet.page_index import PageIndexRegion
-from nanstats.parquet.pages import chunk_range
-from nanstats.parquet.thrift_codec import encode, pq
+from nanstats.metadata.footer import Footer, LeafColumn, read_footer
+from nanstats.metadata.page_index import PageIndexRegion
+from nanstats.metadata.pages import chunk_range
+from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.row_filter import filter_mask

@@ -6,7 +6,7 @@ Page boundaries come from the OffsetIndex (``first_row_index``) when there
 is one, else from the page headers' value counts.
 
 >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
->>> from nanstats.parquet.footer import read_footer
+>>> from nanstats.metadata.footer import read_footer
 >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
 >>> papq.write_table(pa.table({"x": [1.0, np.nan, None, -2.0]}), path)
 >>> footer = read_footer(path)
@@ -27,19 +27,19 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.buffers import from_arrow
-from nanstats.errors import ParquetFormatError, UnsupportedParquetError
-from nanstats.parquet.footer import Footer
-from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import Page, check_offset_index_pages, read_pages
-from nanstats.stats import ColumnStats
-from nanstats.stats_table import (
+from nanstats.core.inputs import from_arrow
+from nanstats.core.stats import ColumnStats
+from nanstats.core.table import (
     KEY_EMPTY_MAX,
     KEY_EMPTY_MIN,
     StatsTable,
     page_starts_for,
     scan_chunks,
 )
+from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.metadata.footer import Footer
+from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.pages import Page, check_offset_index_pages, read_pages
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,7 +137,7 @@ def leaf_arrays(parquet_file: Any, footer: Footer, row_group: int,
     Returns ``{leaf: pyarrow.Array}``; see :func:`chunk_array`.
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
-    >>> from nanstats.parquet.footer import read_footer
+    >>> from nanstats.metadata.footer import read_footer
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> papq.write_table(pa.table({"a": [1.0], "b": pa.array([2.0], pa.float32())}), path)
     >>> arrays = leaf_arrays(papq.ParquetFile(path), read_footer(path), 0, [0, 1])
@@ -174,7 +174,7 @@ def chunk_array(parquet_file: Any, footer: Footer, row_group: int, leaf: int) ->
     UnsupportedParquetError.
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
-    >>> from nanstats.parquet.footer import read_footer
+    >>> from nanstats.metadata.footer import read_footer
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> t = pa.table({"s": pa.array([{"x": 1.0}, None], pa.struct([("x", pa.float64())]))})
     >>> papq.write_table(t, path)
@@ -267,7 +267,7 @@ def recompute(parquet_file: Any, footer: Footer, f: IO[bytes], row_group: int,
     """Recompute the statistics of a float column chunk and of each of its pages.
 
     ``parquet_file`` is a ``pyarrow.parquet.ParquetFile`` of the file,
-    ``footer`` its :func:`~nanstats.parquet.footer.read_footer`, ``f`` the
+    ``footer`` its :func:`~nanstats.metadata.footer.read_footer`, ``f`` the
     file open for binary reading (page headers and page index come from it).
     Repeated (list) leaves raise UnsupportedParquetError.  See the module
     example.

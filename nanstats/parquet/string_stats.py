@@ -3,8 +3,8 @@
 For a BYTE_ARRAY column annotated STRING (or UTF8), pyarrow decodes the
 values; each data page's true minimum and maximum (byte-wise, unsigned: the
 order Parquet defines for strings) are shortened to at most ``n`` bytes with
-:func:`~nanstats.prune.byte_bounds.truncate_min` /
-:func:`~nanstats.prune.byte_bounds.truncate_max` in UTF-8 mode, as
+:func:`~nanstats.core.byte_bounds.truncate_min` /
+:func:`~nanstats.core.byte_bounds.truncate_max` in UTF-8 mode, as
 parquet-java does for strings: the stored bounds stay valid UTF-8 (a cut
 never falls inside a character; a maximum has its last kept character
 incremented), and ``min_exact``/``max_exact`` say whether a bound is the
@@ -35,15 +35,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.column_index import BoundaryOrder, boundary_order
+from nanstats.core.byte_bounds import truncate_max, truncate_min
+from nanstats.core.rules import BoundaryOrder, boundary_order
+from nanstats.core.table import page_starts_for
 from nanstats.errors import UnsupportedParquetError
-from nanstats.parquet.footer import Footer, LeafColumn
-from nanstats.parquet.pages import Page
+from nanstats.metadata.footer import Footer, LeafColumn
+from nanstats.metadata.pages import Page
+from nanstats.metadata.thrift import pq
 from nanstats.parquet.recompute import _combine, _leaf_of, checked_page_starts
-from nanstats.parquet.thrift_codec import pq
-from nanstats.prune.byte_bounds import truncate_max, truncate_min
 from nanstats.prune.reading_rules import leaf_kind
-from nanstats.stats_table import page_starts_for
 
 
 @dataclass(frozen=True)

@@ -42,24 +42,27 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any
 
-from nanstats.column_index import ColumnIndex
-from nanstats.errors import ParquetFormatError, UnsupportedParquetError
-from nanstats.order_rules import (
+from nanstats.core.column_index import ColumnIndex
+from nanstats.core.rules import (
     ColumnOrderName,
     TypeOrderPolicy,
     bounds_to_write,
     check_order,
     column_index_refusal,
 )
-from nanstats.parquet.footer import MAGIC, Footer, LeafColumn, read_footer
-from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import (
+from nanstats.core.stats import EncodedStatistics
+from nanstats.core.table import StatsTable
+from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.metadata.footer import MAGIC, Footer, LeafColumn, read_footer
+from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.pages import (
     Page,
     check_offset_index_pages,
     chunk_range,
     pages_from_bytes,
     read_pages,
 )
+from nanstats.metadata.thrift import decode, encode, pq
 from nanstats.parquet.recompute import (
     ChunkStats,
     leaf_arrays,
@@ -75,9 +78,6 @@ from nanstats.parquet.string_stats import (
     string_leaf_arrays,
     string_stats_for_array,
 )
-from nanstats.parquet.thrift_codec import decode, encode, pq
-from nanstats.stats import EncodedStatistics
-from nanstats.stats_table import StatsTable
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -214,7 +214,7 @@ def page_statistics(table: StatsTable, order: ColumnOrderName,
     for each page ``i``.
 
     >>> import numpy as np
-    >>> from nanstats.stats import page_table
+    >>> from nanstats.core.stats import page_table
     >>> [s.nan_count for s in page_statistics(page_table(np.array([1.0, np.nan]), page_rows=1),
     ...                                        "ieee754")]
     [0, 1]
@@ -994,7 +994,7 @@ def _account(t: _ColumnTotals, ch: _Chunk) -> None:
 
 def _summary(col: LeafColumn, t: _ColumnTotals, row_groups: int, eligible: bool,
              truncate: int | None) -> ColumnSummary:
-    from nanstats.parquet.footer import PHYSICAL_NAMES
+    from nanstats.metadata.footer import PHYSICAL_NAMES
 
     ptype = col.float_type.physical_type if col.float_type is not None else \
         PHYSICAL_NAMES.get(col.physical_type, str(col.physical_type))

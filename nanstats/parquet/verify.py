@@ -77,22 +77,21 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.column_index import boundary_order
+from nanstats.core.floats import FloatType
+from nanstats.core.rules import boundary_order, bounds_to_write
+from nanstats.core.stats import ColumnStats
+from nanstats.core.table import StatsTable
 from nanstats.errors import UnsupportedParquetError
-from nanstats.float_types import FloatType
-from nanstats.order_rules import bounds_to_write
-from nanstats.parquet.footer import ColumnOrderKind, Footer, LeafColumn, read_footer
-from nanstats.parquet.page_index import PageIndexRegion
-from nanstats.parquet.pages import Page, check_offset_index_pages, read_pages
+from nanstats.metadata.footer import ColumnOrderKind, Footer, LeafColumn, read_footer
+from nanstats.metadata.page_index import PageIndexRegion
+from nanstats.metadata.pages import Page, check_offset_index_pages, read_pages
+from nanstats.metadata.thrift import pq
 from nanstats.parquet.recompute import (
     ChunkStats,
     leaf_arrays,
     open_parquet_file,
     stats_for_array,
 )
-from nanstats.parquet.thrift_codec import pq
-from nanstats.stats import ColumnStats
-from nanstats.stats_table import StatsTable
 
 _BOUNDARY_NAMES = {pq.BOUNDARY_UNORDERED: "UNORDERED", pq.BOUNDARY_ASCENDING: "ASCENDING",
                    pq.BOUNDARY_DESCENDING: "DESCENDING"}

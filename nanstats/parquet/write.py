@@ -6,7 +6,7 @@ final file with nanstats' float statistics.  ``path`` appears complete or
 not at all.
 
 >>> import numpy as np, pyarrow as pa, tempfile, os
->>> from nanstats.parquet.footer import read_footer
+>>> from nanstats.metadata.footer import read_footer
 >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
 >>> report = write_table(pa.table({"x": [np.nan, 2.0]}), path)
 >>> footer = read_footer(path)
@@ -20,7 +20,7 @@ import os
 import tempfile
 from typing import Any
 
-from nanstats.order_rules import ColumnOrderName, TypeOrderPolicy, check_order
+from nanstats.core.rules import ColumnOrderName, TypeOrderPolicy, check_order
 from nanstats.parquet.string_stats import check_truncate
 from nanstats.parquet.upgrade import UpgradeReport, upgrade
 

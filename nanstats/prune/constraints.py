@@ -24,9 +24,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from nanstats.core.floats import float_key
 from nanstats.prune.abstract import ColumnAbstract
 from nanstats.prune.expressions import And, Col, Compare, Expr, IsNan, IsNull, Lit, Or
-from nanstats.prune.semantics import SWAPPED, Comparison, NanSemantics, float_key
+from nanstats.prune.semantics import SWAPPED, Comparison, NanSemantics
 
 # Keys of one column are all ints (float64 totalOrder keys, integers) or all bytes;
 # typed Any because the two never meet and mypy cannot say so.

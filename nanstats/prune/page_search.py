@@ -7,7 +7,7 @@ has no bounds and holds no value) and a ``boundary_order``.  ``ASCENDING``
 promises only that the min list and the max list are each non-decreasing
 (null pages left out); it does NOT promise ``max[i] <= min[i + 1]``: bounds
 may be widened (byte-array bounds are truncated, see
-:mod:`nanstats.prune.byte_bounds`) and pages of sorted data share values at
+:mod:`nanstats.core.byte_bounds`) and pages of sorted data share values at
 their edges.  Three searches:
 
 ``loose`` (the default for ordered indexes)
@@ -51,7 +51,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.column_index import BoundaryOrder
+from nanstats.core.rules import BoundaryOrder
 
 SearchAlgorithm = Literal["auto", "loose", "strict", "linear"]
 

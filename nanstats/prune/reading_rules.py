@@ -11,12 +11,12 @@ applying the reading rules of the column order:
   a scope whose non-null values are all NaN (their signs told by the bounds);
 - an unknown column order: min/max are ignored, counts still count.
 
-Our own :class:`~nanstats.stats.ColumnStats` knows more: the NaN signs.
+Our own :class:`~nanstats.core.stats.ColumnStats` knows more: the NaN signs.
 
 >>> import numpy as np, nanstats
 >>> from_column_stats(nanstats.summary(np.array([1.0, -np.nan, 2.0])))
 ColumnAbstract(float: [1.0, 2.0], value, -nan)
->>> from nanstats.float_types import DOUBLE
+>>> from nanstats.core.floats import DOUBLE
 >>> plain = DOUBLE.bits_to_plain([0x0000000000000000, 0x4000000000000000])
 >>> from_float_bounds(DOUBLE, "type_order", plain[0], plain[1], null_count=0, nan_count=None,
 ...                   num_values=10)
@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from nanstats.float_types import FloatType
-from nanstats.parquet.footer import ColumnOrderKind, LeafColumn
-from nanstats.parquet.thrift_codec import pq
+from nanstats.core.floats import FloatType
+from nanstats.core.stats import ColumnStats
+from nanstats.metadata.footer import ColumnOrderKind, LeafColumn
+from nanstats.metadata.thrift import pq
 from nanstats.prune.abstract import ColumnAbstract, ValueKind
-from nanstats.stats import ColumnStats
 
 # Converted types (parquet.thrift ConvertedType) that keep plain integer order.
 _UTF8 = 0

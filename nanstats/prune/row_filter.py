@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from nanstats.core.floats import DOUBLE
 from nanstats.prune.expressions import (
     And,
     Arith,
@@ -126,8 +127,7 @@ def _value(e: Expr, table: Any, n: int) -> _Values:
 
 
 def _keys(x: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
-    b = np.ascontiguousarray(x, dtype=np.float64).view(np.int64)
-    return b ^ ((b >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
+    return DOUBLE.bits_to_keys(np.ascontiguousarray(x, dtype=np.float64).view(np.uint64))
 
 
 def _relations(a: _Values, b: _Values, semantics: NanSemantics) -> dict[str, Bools]:

@@ -5,7 +5,7 @@ allow for each column, and, per column, the pages (first rows and
 abstractions) with the keys of their bounds and their boundary order.
 Sources: Parquet footers and page indexes
 (:class:`nanstats.prune.skipping.FileSource`), and exact
-:class:`~nanstats.stats.ColumnStats` (:class:`StatsSource`, which knows NaN
+:class:`~nanstats.core.stats.ColumnStats` (:class:`StatsSource`, which knows NaN
 signs; used for the statistics table of a lake).
 
 Pages of different columns start at different rows, so a row group is cut
@@ -34,13 +34,14 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from nanstats.core.floats import float_key
+from nanstats.core.stats import ColumnStats
 from nanstats.prune.abstract import ColumnAbstract, truth
 from nanstats.prune.constraints import Key, Need, necessary
 from nanstats.prune.expressions import Expr
 from nanstats.prune.page_search import ValueInterval, search_pages
 from nanstats.prune.reading_rules import from_column_stats
-from nanstats.prune.semantics import NanSemantics, float_key
-from nanstats.stats import ColumnStats
+from nanstats.prune.semantics import NanSemantics
 
 BoundaryOrder = Literal["ASCENDING", "DESCENDING", "UNORDERED"]
 Ranges = tuple[tuple[int, int], ...]
@@ -416,7 +417,7 @@ class StatsSource:
     def from_arrays(cls, columns: dict[str, Any], *, row_group_rows: int,
                     page_rows: int) -> StatsSource:
         """Statistics of float arrays cut into row groups and pages of fixed sizes."""
-        from nanstats.stats import page_stats
+        from nanstats.core.stats import page_stats
 
         n = len(next(iter(columns.values()))) if columns else 0
         groups: list[dict[str, tuple[Sequence[int], Sequence[ColumnStats]]]] = []

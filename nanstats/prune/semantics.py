@@ -22,9 +22,9 @@ semantics      NaN against numbers                       NaN = NaN -0.0 = +0.0
 
 from __future__ import annotations
 
-import math
-import struct
 from typing import Literal, get_args
+
+from nanstats.core.floats import float_key, nan_sign
 
 NanSemantics = Literal["ieee", "nan_greatest", "nan_least", "total_order"]
 Relation = Literal["lt", "eq", "gt", "un"]
@@ -98,25 +98,6 @@ def holds(op: Comparison, rel: Relation) -> bool:
     (True, False, True)
     """
     return rel in TRUE_UNDER[op]
-
-
-def float_key(value: float) -> int:
-    """The IEEE 754 totalOrder key of a float64 (as a signed integer).
-
-    >>> float_key(-0.0) < float_key(0.0) < float_key(float("inf")) < float_key(float("nan"))
-    True
-    """
-    b = int(struct.unpack("<q", struct.pack("<d", value))[0])
-    return b ^ ((b >> 63) & 0x7FFFFFFFFFFFFFFF)
-
-
-def nan_sign(value: float) -> int:
-    """-1 for a negative NaN, +1 for a positive one (``value`` must be NaN).
-
-    >>> nan_sign(float("nan")), nan_sign(-float("nan"))
-    (1, -1)
-    """
-    return -1 if math.copysign(1.0, value) < 0 else 1
 
 
 def _ordinal(x: object, semantics: NanSemantics) -> int:

@@ -31,9 +31,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from nanstats.parquet.footer import Footer, LeafColumn, read_footer
-from nanstats.parquet.page_index import PageIndexRegion
-from nanstats.parquet.thrift_codec import pq
+from nanstats.core.floats import float_key
+from nanstats.metadata.footer import Footer, LeafColumn, read_footer
+from nanstats.metadata.page_index import PageIndexRegion
+from nanstats.metadata.thrift import pq
 from nanstats.prune.abstract import ColumnAbstract, may_match
 from nanstats.prune.constraints import Key
 from nanstats.prune.expressions import Expr
@@ -49,7 +50,7 @@ from nanstats.prune.scopes import (
     SegmentDecision,
     plan,
 )
-from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics, float_key
+from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
 
 __all__ = ["ColumnSearch", "FileSource", "PruneReport", "RowGroupDecision", "RowSelection",
            "SegmentDecision", "explain", "pages", "row_groups"]

@@ -36,8 +36,8 @@ from typing import Any
 
 def audit_legacy_statistics(paths: list[str]) -> Counter[str]:
     """What the footers say about float columns, counted over column chunks."""
-    from nanstats.float_types import BY_PHYSICAL_TYPE  # noqa: F401  (float types known)
-    from nanstats.parquet.footer import read_footer
+    from nanstats.core.floats import BY_PHYSICAL_TYPE  # noqa: F401  (float types known)
+    from nanstats.metadata.footer import read_footer
 
     seen: Counter[str] = Counter()
     for path in paths:
@@ -87,9 +87,9 @@ def compare_queries(spark: Any, lake: str, index: Any, queries: tuple[str, ...] 
                     progress: Any = None) -> list[dict[str, Any]]:
     """Each query three ways; one result row per query and method, with a same-rows check."""
     import nanstats.spark
+    from nanstats.lake.listing import list_parquet_files
     from nanstats.parquet.read import selection_bytes
     from nanstats.prune.parser import parse
-    from nanstats.spark.index import list_parquet_files
     from nanstats.spark.sql import to_spark_sql
 
     files = list_parquet_files(lake)
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
     import nanstats.spark
-    from nanstats.spark.index import list_parquet_files
+    from nanstats.lake.listing import list_parquet_files
     from nanstats.spark.lake import make_float16_files, make_lake
     from nanstats.spark.session import local_session
 
@@ -315,8 +315,8 @@ def _float16_checked(src_dir: str, dst_dir: str) -> bool:
     import numpy as np
     import pyarrow.parquet as papq
 
+    from nanstats.lake.listing import list_parquet_files
     from nanstats.parquet.verify import verify
-    from nanstats.spark.index import list_parquet_files
 
     for src in list_parquet_files(src_dir):
         dst = os.path.join(dst_dir, os.path.relpath(src, src_dir))

@@ -25,6 +25,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from nanstats.lake.listing import list_parquet_files
+
 INDEX_SCHEMA = pa.schema([
     ("path", pa.string()), ("row_group", pa.int32()), ("page", pa.int32()),
     ("column", pa.string()), ("physical_type", pa.string()),
@@ -35,23 +37,6 @@ INDEX_SCHEMA = pa.schema([
 ])
 
 
-def list_parquet_files(path_or_paths: str | os.PathLike[str] | Sequence[str]) -> list[str]:
-    """Every ``.parquet`` file under the given folders (and the given files), sorted."""
-    items = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else path_or_paths
-    found: list[str] = []
-    for item in items:
-        item = os.fspath(item)
-        if os.path.isdir(item):
-            for root, _, names in os.walk(item):
-                found += [os.path.join(root, n) for n in names
-                          if n.endswith(".parquet") and not n.startswith((".", "_"))]
-        elif os.path.isfile(item):
-            found.append(item)
-        else:
-            raise FileNotFoundError(f"no such file or folder: {item}")
-    return sorted(found)
-
-
 def _signed(bits: int | None) -> int | None:
     return None if bits is None else bits - (1 << 64) if bits >= 1 << 63 else bits
 
@@ -60,9 +45,9 @@ def file_rows(path: str) -> dict[str, list[Any]]:
     """The index rows of one file (run on an executor)."""
     import pyarrow.parquet as papq
 
-    from nanstats.parquet.footer import read_footer
+    from nanstats.core.stats import ColumnStats
+    from nanstats.metadata.footer import read_footer
     from nanstats.parquet.recompute import recompute
-    from nanstats.stats import ColumnStats
 
     out: dict[str, list[Any]] = {f.name: [] for f in INDEX_SCHEMA}
     footer = read_footer(path)

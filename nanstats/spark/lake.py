@@ -93,7 +93,7 @@ def _write_with_pyarrow(batches: Iterator[pa.RecordBatch], root: str
 
 def make_lake(spark: Any, path: str, rows: int = 2_000_000, days: int = 4) -> dict[str, Any]:
     """Write the sample lake under ``path``; returns what was written."""
-    from nanstats.spark.index import list_parquet_files
+    from nanstats.lake.listing import list_parquet_files
 
     readings = spark.range(rows).selectExpr(*_readings_sql(rows, days))
     half = max(1, days // 2)

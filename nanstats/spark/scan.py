@@ -34,13 +34,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from nanstats.float_types import BY_PHYSICAL_TYPE
+from nanstats.core.floats import BY_PHYSICAL_TYPE
+from nanstats.core.stats import ColumnStats
+from nanstats.lake.listing import list_parquet_files
 from nanstats.prune.expressions import Expr
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.scopes import LayeredSource, RowSelection, StatsSource, plan
 from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
-from nanstats.spark.index import list_parquet_files
-from nanstats.stats import ColumnStats
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ def partial_batches(batches: Iterator[pa.RecordBatch], by: list[str],
     one row per column leaves the task; with groups, one row per group and
     column per batch (Spark merges them).
     """
-    from nanstats.stats import page_table
+    from nanstats.core.stats import page_table
 
     totals: dict[str, np.ndarray] = {}  # column -> [4 counts, 4 keys], no groups
     for batch in batches:
@@ -116,7 +116,7 @@ def partial_batches(batches: Iterator[pa.RecordBatch], by: list[str],
 
 def _finish(batches: Iterator[pa.RecordBatch], kinds: dict[str, str]) -> Iterator[pa.RecordBatch]:
     """Merged keys back to bit patterns and values."""
-    from nanstats.float_types import BY_PHYSICAL_TYPE
+    from nanstats.core.floats import BY_PHYSICAL_TYPE
 
     for batch in batches:
         cols = batch.to_pydict()
@@ -176,7 +176,7 @@ def _file_batches(batches: Iterator[pa.RecordBatch], columns: list[tuple[str, st
     """Executor side of the file path: read the float columns with pyarrow."""
     import pyarrow.parquet as papq
 
-    from nanstats.stats import page_table
+    from nanstats.core.stats import page_table
 
     totals: dict[str, np.ndarray] = {}
     for batch in batches:

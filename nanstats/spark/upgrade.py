@@ -23,7 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from nanstats.spark.index import list_parquet_files
+from nanstats.lake.listing import list_parquet_files
 
 RESULT_SCHEMA = pa.schema([
     ("src", pa.string()), ("dst", pa.string()), ("bytes_in", pa.int64()),

@@ -3,7 +3,7 @@
 Each function computes, with numpy, pyarrow or polars only, exactly what
 :func:`nanstats.summary` computes (counts by NaN sign, total-order extremes
 of the non-NaN values and of the NaNs) and returns a
-:class:`~nanstats.stats.ColumnStats`, so results compare with ``==``.  They
+:class:`~nanstats.core.stats.ColumnStats`, so results compare with ``==``.  They
 work on integer total-order keys, the only exact way these libraries have
 (their float min/max ignore NaN signs, equate -0.0 with +0.0 and, for
 float16, mostly do not exist).  ``benchmarks/compare.py`` checks they agree
@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.float_types import BY_ITEMSIZE, FloatType
-from nanstats.stats import ColumnStats
+from nanstats.core.floats import BY_ITEMSIZE, FloatType
+from nanstats.core.stats import ColumnStats
 
 Mask = npt.NDArray[np.bool_] | None
 
@@ -32,10 +32,8 @@ Mask = npt.NDArray[np.bool_] | None
 def _keys(ft: FloatType, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """int64 keys, NaN flags and sign flags of the values (numpy, vectorised)."""
     bits = values.view(ft.bits_dtype)
-    signed = bits.view(f"i{ft.nbytes}").astype(np.int64)
-    keys = signed ^ ((signed >> 63) & np.int64(ft.abs_mask))
-    nan = (bits & ft.bits_dtype.type(ft.abs_mask)) > ft.bits_dtype.type(ft.inf_bits)
-    return keys, nan, signed < 0
+    keys = ft.bits_to_keys(bits)
+    return keys, ft.is_nan_array(bits), (bits & ft.bits_dtype.type(ft.sign_mask)) != 0
 
 
 def _bits(ft: FloatType, key: int | None) -> int | None:

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as papq
 
-from nanstats.parquet.footer import read_footer
+from nanstats.metadata.footer import read_footer
 from nanstats.parquet.inspect import inspect
 from nanstats.parquet.upgrade import upgrade
 from nanstats.parquet.verify import verify

@@ -87,7 +87,7 @@ def test_corpus_has_what_it_claims(corpus) -> None:
     import numpy as np
     import pyarrow.parquet as papq
 
-    from nanstats.parquet.footer import read_footer
+    from nanstats.metadata.footer import read_footer
     from nanstats.parquet.recompute import recompute
 
     path, _ = corpus["pa_v1_rows_per_page"]

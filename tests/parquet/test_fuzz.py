@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
-from nanstats.parquet.footer import read_footer
+from nanstats.metadata.footer import read_footer
+from nanstats.metadata.thrift import encode
 from nanstats.parquet.inspect import inspect
-from nanstats.parquet.thrift_codec import encode
 from nanstats.parquet.upgrade import upgrade
 from nanstats.parquet.verify import verify
 from nanstats.parquet.write import write_table
@@ -225,7 +225,7 @@ def page_index_mutations(draw: Any, data: bytes) -> bytes:
     """One ColumnIndex or OffsetIndex decoded, mutated, appended, pointed to by the footer."""
     import io
 
-    from nanstats.parquet.page_index import read_page_index
+    from nanstats.metadata.page_index import read_page_index
 
     f = io.BytesIO(data)
     footer = read_footer(f)

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as papq
 
-from nanstats.parquet.footer import read_footer
+from nanstats.metadata.footer import read_footer
 from nanstats.parquet.inspect import inspect
 from nanstats.parquet.upgrade import upgrade
 
@@ -66,7 +66,7 @@ def test_a_page_index_longer_than_its_stated_length_is_refused(tmp_path) -> None
     import pytest
 
     from nanstats.errors import ParquetFormatError
-    from nanstats.parquet.thrift_codec import encode
+    from nanstats.metadata.thrift import encode
 
     src = _file(tmp_path)
     footer = read_footer(src)

@@ -10,10 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nanstats
+from nanstats.core.stats import page_table
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
-from nanstats.parquet.footer import read_footer
-from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import read_pages
+from nanstats.metadata.footer import read_footer
+from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.pages import read_pages
 from nanstats.parquet.recompute import (
     chunk_array,
     chunk_stats_of,
@@ -22,7 +23,6 @@ from nanstats.parquet.recompute import (
     recompute,
     stats_for_array,
 )
-from nanstats.stats import page_table
 
 
 def write(tmp_path, table, name="t.parquet", **options) -> str:

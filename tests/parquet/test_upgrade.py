@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 
 import nanstats
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.metadata.footer import read_footer
+from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.pages import chunk_range, read_pages
+from nanstats.metadata.thrift import decode, encode, pq
 from nanstats.parquet import upgrade as upgrade_module
-from nanstats.parquet.footer import read_footer
-from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import chunk_range, read_pages
-from nanstats.parquet.thrift_codec import decode, encode, pq
 from nanstats.parquet.upgrade import UpgradeReport, upgrade
 from tests.parquet.corpus import bits_view
 

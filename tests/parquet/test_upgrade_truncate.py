@@ -18,12 +18,12 @@ import pyarrow.parquet as papq
 import pytest
 
 from nanstats.cli import main
-from nanstats.parquet.footer import read_footer
-from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import read_pages
+from nanstats.metadata.footer import read_footer
+from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.pages import read_pages
+from nanstats.metadata.thrift import pq
 from nanstats.parquet.read import read_table
 from nanstats.parquet.string_stats import string_stats
-from nanstats.parquet.thrift_codec import pq
 from nanstats.parquet.upgrade import TRUNCATED, upgrade
 from nanstats.parquet.write import write_table
 from nanstats.prune.expressions import col
@@ -430,7 +430,7 @@ def test_cli_truncate(tmp_path, capsys):
 
 def test_string_stats_matches_a_slow_twin():
     """string_stats against bounds computed by sorting Python bytes."""
-    from nanstats.prune.byte_bounds import truncate_max, truncate_min
+    from nanstats.core.byte_bounds import truncate_max, truncate_min
 
     values = mixed_strings(300, 11)
     starts = [0, 1, 50, 51, 120, 299]

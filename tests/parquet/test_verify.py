@@ -19,10 +19,10 @@ import pyarrow.parquet as papq
 import pytest
 
 from nanstats.errors import ParquetFormatError
-from nanstats.parquet.footer import read_footer
-from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import read_pages
-from nanstats.parquet.thrift_codec import decode, encode, pq
+from nanstats.metadata.footer import read_footer
+from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.pages import read_pages
+from nanstats.metadata.thrift import decode, encode, pq
 from nanstats.parquet.verify import RULES, Violation, verify, verify_files
 from nanstats.parquet.write import write_table
 

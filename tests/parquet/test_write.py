@@ -9,10 +9,10 @@ import pyarrow as pa
 import pyarrow.parquet as papq
 import pytest
 
+from nanstats.metadata.footer import read_footer
+from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.pages import read_pages
 from nanstats.parquet import upgrade as upgrade_module
-from nanstats.parquet.footer import read_footer
-from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import read_pages
 from nanstats.parquet.write import write_table
 from tests.parquet.test_upgrade import check_upgraded, sample_table, table_bits
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nanstats.prune.byte_bounds import truncate_max, truncate_min
+from nanstats.core.byte_bounds import truncate_max, truncate_min
 from nanstats.prune.page_search import PageSearchResult, ValueInterval, search_pages
 
 # ---------------------------------------------------------------- the oracle

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nanstats.core.floats import DOUBLE, FLOAT, FLOAT16, FloatType
 from nanstats.errors import ParquetFormatError
-from nanstats.float_types import DOUBLE, FLOAT, FLOAT16, FloatType
 from nanstats.parquet.read import read_table
 from nanstats.parquet.write import write_table
 from nanstats.prune.parser import parse
@@ -193,8 +193,8 @@ def test_search_and_zeros(tmp_path: object, writer: str) -> None:
 
 def test_read_table_reads_only_kept_pages(tmp_path: object) -> None:
     """Pages outside the selection are overwritten with garbage: the read never sees them."""
-    from nanstats.parquet.footer import read_footer
-    from nanstats.parquet.page_index import read_page_index
+    from nanstats.metadata.footer import read_footer
+    from nanstats.metadata.page_index import read_page_index
 
     n = 4000
     table = pa.table({"x": np.arange(n, dtype=np.float64),

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nanstats
-from nanstats.float_types import DOUBLE, FLOAT, FLOAT16, FloatType
+from nanstats.core.floats import DOUBLE, FLOAT, FLOAT16, FloatType
 from nanstats.prune.abstract import ColumnAbstract, truth
 from nanstats.prune.expressions import Expr
 from nanstats.prune.reading_rules import from_column_stats, from_float_bounds

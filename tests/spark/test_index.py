@@ -11,7 +11,8 @@ import pytest
 
 import nanstats
 import nanstats.spark
-from nanstats.spark.index import file_rows, list_parquet_files
+from nanstats.lake.listing import list_parquet_files
+from nanstats.spark.index import file_rows
 
 
 @pytest.fixture(scope="module")

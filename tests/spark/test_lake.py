@@ -7,8 +7,8 @@ import pyarrow.parquet as papq
 
 import nanstats
 import nanstats.spark
-from nanstats.parquet.footer import read_footer
-from nanstats.spark.index import list_parquet_files
+from nanstats.lake.listing import list_parquet_files
+from nanstats.metadata.footer import read_footer
 from nanstats.spark.lake import COLUMNS, make_lake
 
 

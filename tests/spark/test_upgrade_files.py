@@ -9,8 +9,8 @@ import pytest
 
 import nanstats
 import nanstats.spark
-from nanstats.parquet.footer import read_footer
-from nanstats.spark.index import list_parquet_files
+from nanstats.lake.listing import list_parquet_files
+from nanstats.metadata.footer import read_footer
 
 
 def test_upgrade_files(spark, tmp_path) -> None:

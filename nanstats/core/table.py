@@ -9,17 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from nanstats import _kernels, threads
-from nanstats.buffers import KernelInput
-from nanstats.float_types import BY_PHYSICAL_TYPE, FloatType
-
-if TYPE_CHECKING:
-    from nanstats.stats import ColumnStats
+from nanstats.core.floats import FloatType
+from nanstats.core.kernel_input import KernelInput
 
 I64 = npt.NDArray[np.int64]
 KEY_EMPTY_MIN = np.iinfo(np.int64).max
@@ -58,30 +54,6 @@ class StatsTable:
     def value_count(self) -> I64:
         """Non-null, non-NaN values per scope."""
         return self.counts[:, 0] - self.counts[:, 1] - self.nan_count
-
-    @classmethod
-    def from_stats(cls, stats: Sequence[ColumnStats]) -> StatsTable:
-        """Columnar form of ColumnStats of one physical type."""
-        if not stats:
-            raise ValueError("need at least one ColumnStats")
-        types = {s.physical_type for s in stats}
-        if len(types) != 1:
-            raise ValueError(f"pages of different physical types: {sorted(types)}")
-        ft = BY_PHYSICAL_TYPE[types.pop()]
-        counts = np.array(
-            [(s.num_values, s.null_count, s.pos_nan_count, s.neg_nan_count) for s in stats],
-            dtype=np.int64,
-        ).reshape(-1, 4)
-        empty = (KEY_EMPTY_MIN, KEY_EMPTY_MAX)
-        bits = [
-            (s.value_min_bits, s.value_max_bits, s.nan_min_bits, s.nan_max_bits) for s in stats
-        ]
-        keys = np.empty((len(stats), 4), dtype=np.int64)
-        for col in range(4):
-            present = np.array([b[col] is not None for b in bits])
-            raw = np.array([b[col] or 0 for b in bits], dtype=ft.bits_dtype)
-            keys[:, col] = np.where(present, ft.bits_to_keys(raw), empty[col % 2])
-        return cls(ft, counts, keys)
 
 
 def page_starts_for(
@@ -167,7 +139,7 @@ def scan_chunks(chunks: Sequence[KernelInput], page_starts: I64) -> StatsTable:
     continues from the chunk before is merged, exactly.
 
     >>> import numpy as np
-    >>> from nanstats.buffers import from_numpy
+    >>> from nanstats.core.inputs import from_numpy
     >>> a, b = from_numpy(np.array([1.0, 5.0])), from_numpy(np.array([-2.0, 3.0, 4.0]))
     >>> t = scan_chunks([a, b], np.array([0, 3]))
     >>> t.counts[:, 0].tolist(), t.float_type.keys_to_bits(t.keys[:, 0]).view(np.float64).tolist()

@@ -4,23 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.float_types import PhysicalType
-from nanstats.order_rules import (
+from nanstats.core.floats import PhysicalType
+from nanstats.core.rules import (
+    BoundaryOrder,
     ColumnOrderName,
     TypeOrderPolicy,
+    boundary_order,
     bounds_to_write,
     check_order,
     column_index_refusal,
 )
-from nanstats.stats import ColumnStats, page_table
-from nanstats.stats_table import StatsTable
-
-BoundaryOrder = Literal["UNORDERED", "ASCENDING", "DESCENDING"]
+from nanstats.core.stats import ColumnStats, page_table, stats_table
+from nanstats.core.table import StatsTable
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class ColumnIndex:
 
         :meth:`refusal` says why an index is forbidden.
         """
-        return cls.from_table(StatsTable.from_stats(pages), order, policy=policy)
+        return cls.from_table(stats_table(pages), order, policy=policy)
 
     @classmethod
     def refusal(
@@ -79,7 +79,7 @@ class ColumnIndex:
         policy: TypeOrderPolicy = "safe",
     ) -> str | None:
         """Why the rules forbid a column index for these pages, or None."""
-        return column_index_refusal(StatsTable.from_stats(pages), order, policy)
+        return column_index_refusal(stats_table(pages), order, policy)
 
     @classmethod
     def from_table(
@@ -116,30 +116,6 @@ class ColumnIndex:
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict of lists."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
-
-
-def boundary_order(min_keys: npt.NDArray[np.int64], max_keys: npt.NDArray[np.int64]) -> BoundaryOrder:
-    """ASCENDING when both bound lists are non-decreasing, DESCENDING when both
-    are non-increasing (and not ASCENDING), else UNORDERED.  Null pages are
-    left out by the caller; fewer than two pages count as ASCENDING.
-
-    >>> import numpy as np
-    >>> boundary_order(np.array([1, 2, 2]), np.array([3, 3, 4]))
-    'ASCENDING'
-    >>> boundary_order(np.array([2, 1]), np.array([3, 4]))
-    'UNORDERED'
-    >>> big = np.iinfo(np.int64)
-    >>> boundary_order(np.array([big.max, big.min]), np.array([big.max, big.min]))
-    'DESCENDING'
-    """
-    # Compare neighbours rather than subtract them: keys span all of int64,
-    # so a difference can overflow.
-    lo0, lo1, hi0, hi1 = min_keys[:-1], min_keys[1:], max_keys[:-1], max_keys[1:]
-    if (lo0 <= lo1).all() and (hi0 <= hi1).all():
-        return "ASCENDING"
-    if (lo0 >= lo1).all() and (hi0 >= hi1).all():
-        return "DESCENDING"
-    return "UNORDERED"
 
 
 def column_index(

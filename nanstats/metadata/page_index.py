@@ -7,7 +7,7 @@ length is checked against that region before anything is read.
 >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
 >>> papq.write_table(pa.table({"x": [1.0, 2.0, 3.0]}), path, data_page_size=1,
 ...                  write_page_index=True, write_batch_size=1)
->>> from nanstats.parquet.footer import read_footer
+>>> from nanstats.metadata.footer import read_footer
 >>> footer = read_footer(path)
 >>> with open(path, "rb") as f:
 ...     ci, oi = read_page_index(f, footer, 0, 0)
@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import IO, Any
 
 from nanstats.errors import ParquetFormatError
-from nanstats.parquet.footer import Footer
-from nanstats.parquet.thrift_codec import RegionDecoder, decode, pq
+from nanstats.metadata.footer import Footer
+from nanstats.metadata.thrift import RegionDecoder, decode, pq
 
 
 def read_page_index(f: IO[bytes] | None, footer: Footer, row_group: int, leaf: int, *,

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import nanstats
-from nanstats.stats import ColumnStats
+from nanstats.core.stats import ColumnStats
 from nanstats.testing import oracle
 from tests.strategies import Column, columns
 

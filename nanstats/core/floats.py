@@ -1,11 +1,14 @@
-"""The three IEEE 754 formats nanstats handles, and conversions of their bits.
+"""The three IEEE 754 formats nanstats handles: every fact about them lives here.
 
-Everything here is vectorised over numpy arrays of bit patterns: converting
-between bit patterns, totalOrder keys, Python floats and PLAIN bytes.
+Widths, masks, the totalOrder key (for one bit pattern and vectorised over
+numpy arrays), PLAIN bytes, and the names Parquet, Arrow and the Arrow C Data
+Interface give each format.  Every other module asks this one.
 """
 
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,6 +32,8 @@ class FloatType:
     width: int  #: bits per value
     float_dtype: np.dtype[np.floating]
     bits_dtype: np.dtype[np.unsignedinteger]
+    arrow_name: str  #: the Arrow type's name (``str(pyarrow type)``)
+    c_format: bytes  #: the Arrow C Data Interface format string
 
     @property
     def nbytes(self) -> int:
@@ -55,6 +60,16 @@ class FloatType:
         """Whether a bit pattern is a NaN (of either sign, any payload)."""
         return (bits & self.abs_mask) > self.inf_bits
 
+    def key(self, bits: int) -> int:
+        """The totalOrder key of one bit pattern: keys compare as signed integers
+        exactly as the values compare in IEEE 754 totalOrder.
+
+        >>> DOUBLE.key(0x8000000000000000) < DOUBLE.key(0) < DOUBLE.key(0x7FF8000000000000)
+        True
+        """
+        signed = bits - (1 << self.width) if bits & self.sign_mask else bits
+        return signed ^ (self.abs_mask if signed < 0 else 0)
+
     def keys_to_bits(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.unsignedinteger]:
         """Bit patterns from sign-extended int64 totalOrder keys (vectorised)."""
         keys = np.ascontiguousarray(keys, dtype=np.int64)
@@ -66,6 +81,12 @@ class FloatType:
         """Sign-extended int64 totalOrder keys from bit patterns (vectorised)."""
         signed = np.asarray(bits, dtype=self.bits_dtype).view(f"i{self.nbytes}").astype(np.int64)
         return signed ^ ((signed >> 63) & np.int64(self.abs_mask))
+
+    def is_nan_array(self, bits: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+        """Which bit patterns are NaN (vectorised :meth:`is_nan_bits`)."""
+        b = np.asarray(bits, dtype=self.bits_dtype)
+        return np.asarray((b & self.bits_dtype.type(self.abs_mask))
+                          > self.bits_dtype.type(self.inf_bits))
 
     def bits_to_float(self, bits: int) -> float:
         """A Python float holding the value of a bit pattern.
@@ -100,9 +121,32 @@ class FloatType:
         return int.from_bytes(plain, "little")
 
 
-FLOAT16 = FloatType("FLOAT16", 16, np.dtype(np.float16), np.dtype(np.uint16))
-FLOAT = FloatType("FLOAT", 32, np.dtype(np.float32), np.dtype(np.uint32))
-DOUBLE = FloatType("DOUBLE", 64, np.dtype(np.float64), np.dtype(np.uint64))
+FLOAT16 = FloatType("FLOAT16", 16, np.dtype(np.float16), np.dtype(np.uint16), "halffloat", b"e")
+FLOAT = FloatType("FLOAT", 32, np.dtype(np.float32), np.dtype(np.uint32), "float", b"f")
+DOUBLE = FloatType("DOUBLE", 64, np.dtype(np.float64), np.dtype(np.uint64), "double", b"g")
 
-BY_PHYSICAL_TYPE: dict[str, FloatType] = {t.physical_type: t for t in (FLOAT16, FLOAT, DOUBLE)}
-BY_ITEMSIZE: dict[int, FloatType] = {t.nbytes: t for t in (FLOAT16, FLOAT, DOUBLE)}
+FLOAT_TYPES: tuple[FloatType, ...] = (FLOAT16, FLOAT, DOUBLE)
+BY_PHYSICAL_TYPE: dict[str, FloatType] = {t.physical_type: t for t in FLOAT_TYPES}
+BY_ITEMSIZE: dict[int, FloatType] = {t.nbytes: t for t in FLOAT_TYPES}
+#: By Arrow type name: ``BY_ARROW_NAME[str(pa.float32())] is FLOAT``.
+BY_ARROW_NAME: dict[str, FloatType] = {t.arrow_name: t for t in FLOAT_TYPES}
+#: By Arrow C Data Interface format string.
+BY_C_FORMAT: dict[bytes, FloatType] = {t.c_format: t for t in FLOAT_TYPES}
+
+
+def float_key(value: float) -> int:
+    """The totalOrder key of a Python float (a float64), as a signed integer.
+
+    >>> float_key(-0.0) < float_key(0.0) < float_key(float("inf")) < float_key(float("nan"))
+    True
+    """
+    return DOUBLE.key(struct.unpack("<Q", struct.pack("<d", value))[0])
+
+
+def nan_sign(value: float) -> int:
+    """-1 for a negative NaN, +1 for a positive one (``value`` must be NaN).
+
+    >>> nan_sign(float("nan")), nan_sign(-float("nan"))
+    (1, -1)
+    """
+    return -1 if math.copysign(1.0, value) < 0 else 1

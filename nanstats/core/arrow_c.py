@@ -8,7 +8,9 @@ validity and data buffers.  The buffers are viewed, not copied, and each view
 keeps its capsule alive, so the producer frees nothing while we read.
 
 Only the float formats are accepted: ``e`` (float16), ``f`` (float32) and
-``g`` (float64); a struct's children and dictionaries are refused.
+``g`` (float64); a struct's children and dictionaries are refused.  This is
+nanstats' one Arrow reader: pyarrow arrays and chunked arrays come through it
+too (they expose the same interface).
 
 >>> import polars as pl
 >>> chunks = import_chunks(pl.Series([1.0, None, -0.0]))
@@ -24,12 +26,9 @@ from typing import Any
 import numpy as np
 
 from nanstats import _kernels
-from nanstats.buffers import KernelInput
+from nanstats.core.floats import BY_C_FORMAT, FloatType
+from nanstats.core.kernel_input import NO_VALIDITY, KernelInput
 from nanstats.errors import UnsupportedDtypeError
-from nanstats.float_types import DOUBLE, FLOAT, FLOAT16, FloatType
-
-_FORMATS: dict[bytes, FloatType] = {b"e": FLOAT16, b"f": FLOAT, b"g": DOUBLE}
-_NO_VALIDITY = np.zeros(0, dtype=np.uint8)
 
 
 class ArrowSchema(ctypes.Structure):
@@ -76,7 +75,6 @@ _GET_SCHEMA = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream),
 _GET_NEXT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream),
                              ctypes.POINTER(ArrowArray))
 _GET_LAST_ERROR = ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.POINTER(ArrowArrayStream))
-_RELEASE_STREAM = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))
 _RELEASE_ARRAY = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))
 _RELEASE_SCHEMA = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))
 
@@ -105,13 +103,22 @@ class _Owned:
             self._release_type(self.struct.release)(ctypes.byref(self.struct))
 
 
+#: Names of the common non-float formats, for error messages.
+_OTHER_NAMES = {b"n": "null", b"b": "bool", b"c": "int8", b"C": "uint8", b"s": "int16",
+                b"S": "uint16", b"i": "int32", b"I": "uint32", b"l": "int64", b"L": "uint64",
+                b"u": "string", b"U": "large_string", b"z": "binary", b"Z": "large_binary"}
+
+
 def _float_type(schema: ArrowSchema) -> FloatType:
     fmt = schema.format or b""
-    ft = _FORMATS.get(fmt)
+    ft = BY_C_FORMAT.get(fmt)
     if ft is None or schema.dictionary:
+        text = fmt.decode(errors="replace")
+        name = _OTHER_NAMES.get(fmt)
+        what = f"{name} (format {text!r})" if name else f"format {text!r}"
         raise UnsupportedDtypeError(
             "nanstats reads Arrow float16/float32/float64 arrays (formats 'e', 'f', 'g'), "
-            f"not format {fmt.decode(errors='replace')!r}")
+            f"not {what}")
     return ft
 
 
@@ -136,13 +143,16 @@ def _kernel_input(ft: FloatType, array: ArrowArray, owner: object) -> KernelInpu
             else _view(data, ft.bits_dtype, off + n, owner)[off:])
     validity = array.buffers[0]
     if not validity or array.null_count == 0:
-        return KernelInput(ft, bits, _kernels.VALIDITY_NONE, _NO_VALIDITY)
+        return KernelInput(ft, bits, _kernels.VALIDITY_NONE, NO_VALIDITY)
     bitmap = _view(validity, np.dtype(np.uint8), (off + n + 7) // 8, owner)
     return KernelInput(ft, bits, _kernels.VALIDITY_BITMAP, bitmap[off // 8:], off % 8)
 
 
 def import_chunks(obj: Any) -> list[KernelInput]:
-    """The float chunks of an object exposing the Arrow PyCapsule interface."""
+    """The float chunks of an object exposing the Arrow PyCapsule interface.
+
+    A stream of no chunks gives one empty input of the stream's float type.
+    """
     if hasattr(obj, "__arrow_c_array__"):
         schema_capsule, array_capsule = obj.__arrow_c_array__()
         schema = ArrowSchema.from_address(_capsule_pointer(schema_capsule, b"arrow_schema"))
@@ -163,7 +173,7 @@ def import_chunks(obj: Any) -> list[KernelInput]:
             if not owned.struct.release:  # end of stream
                 break
             chunks.append(_kernel_input(ft, owned.struct, (capsule, owned)))
-        return chunks
+        return chunks or [KernelInput.empty(ft)]
     raise TypeError(f"{type(obj).__name__} exposes neither __arrow_c_array__ nor "
                     "__arrow_c_stream__")
 

@@ -7,21 +7,28 @@ order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.buffers import as_inputs
-from nanstats.float_types import BY_PHYSICAL_TYPE, FloatType, PhysicalType
-from nanstats.order_rules import (
+from nanstats.core.floats import BY_PHYSICAL_TYPE, FloatType, PhysicalType
+from nanstats.core.inputs import as_inputs
+from nanstats.core.rules import (
     ColumnOrderName,
     TypeOrderPolicy,
     bounds_to_write,
     check_order,
 )
-from nanstats.stats_table import StatsTable, page_starts_for, scan_chunks
+from nanstats.core.table import (
+    KEY_EMPTY_MAX,
+    KEY_EMPTY_MIN,
+    StatsTable,
+    page_starts_for,
+    scan_chunks,
+)
 
 
 @dataclass(frozen=True)
@@ -176,7 +183,7 @@ class ColumnStats:
         b'\\x00\\x00\\x00\\x80'
         """
         check_order(order, policy)
-        bounds = bounds_to_write(StatsTable.from_stats([self]), order, policy)
+        bounds = bounds_to_write(stats_table([self]), order, policy)
         ft = self.float_type
         min_value: bytes | None = None
         max_value: bytes | None = None
@@ -210,6 +217,33 @@ class ColumnStats:
             f"(+{self.pos_nan_count}/-{self.neg_nan_count}), "
             f"min={self._format(self.min_bits)}, max={self._format(self.max_bits)})"
         )
+
+
+def stats_table(stats: Sequence[ColumnStats]) -> StatsTable:
+    """Columnar form (one row per scope) of ColumnStats of one physical type.
+
+    >>> import numpy as np, nanstats
+    >>> stats_table(nanstats.page_stats(np.array([1.0, np.nan]), page_rows=1)).nan_count.tolist()
+    [0, 1]
+    """
+    if not stats:
+        raise ValueError("need at least one ColumnStats")
+    types = {s.physical_type for s in stats}
+    if len(types) != 1:
+        raise ValueError(f"pages of different physical types: {sorted(types)}")
+    ft = BY_PHYSICAL_TYPE[types.pop()]
+    counts = np.array(
+        [(s.num_values, s.null_count, s.pos_nan_count, s.neg_nan_count) for s in stats],
+        dtype=np.int64,
+    ).reshape(-1, 4)
+    empty = (KEY_EMPTY_MIN, KEY_EMPTY_MAX)
+    bits = [(s.value_min_bits, s.value_max_bits, s.nan_min_bits, s.nan_max_bits) for s in stats]
+    keys = np.empty((len(stats), 4), dtype=np.int64)
+    for col in range(4):
+        present = np.array([b[col] is not None for b in bits])
+        raw = np.array([b[col] or 0 for b in bits], dtype=ft.bits_dtype)
+        keys[:, col] = np.where(present, ft.bits_to_keys(raw), empty[col % 2])
+    return StatsTable(ft, counts, keys)
 
 
 @dataclass(frozen=True)

@@ -8,16 +8,16 @@ import pyarrow.parquet as papq
 import pytest
 
 from nanstats.errors import ParquetFormatError
-from nanstats.parquet.footer import read_footer
-from nanstats.parquet.page_index import read_page_index
-from nanstats.parquet.pages import (
+from nanstats.metadata.footer import read_footer
+from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.pages import (
     Page,
     check_offset_index_pages,
     chunk_range,
     pages_from_bytes,
     read_pages,
 )
-from nanstats.parquet.thrift_codec import decode, encode, pq
+from nanstats.metadata.thrift import decode, encode, pq
 
 
 def write(tmp_path, table, name="t.parquet", **options) -> str:

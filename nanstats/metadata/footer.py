@@ -21,9 +21,9 @@ import struct
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
+from nanstats.core.floats import DOUBLE, FLOAT, FLOAT16, FloatType
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
-from nanstats.float_types import DOUBLE, FLOAT, FLOAT16, FloatType
-from nanstats.parquet.thrift_codec import decode, pq
+from nanstats.metadata.thrift import decode, pq
 
 MAGIC = b"PAR1"
 MAGIC_ENCRYPTED = b"PARE"

@@ -13,9 +13,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.stats_table import StatsTable
+from nanstats.core.table import StatsTable
 
 ColumnOrderName = Literal["ieee754", "type_order"]
+BoundaryOrder = Literal["UNORDERED", "ASCENDING", "DESCENDING"]
 TypeOrderPolicy = Literal["safe", "format_minimum"]
 
 COLUMN_ORDERS: tuple[ColumnOrderName, ...] = ("ieee754", "type_order")
@@ -83,8 +84,8 @@ def column_index_refusal(
     """Why the rules forbid a column index for these pages, or None.
 
     >>> import numpy as np
-    >>> from nanstats.buffers import from_numpy
-    >>> from nanstats.stats_table import page_starts_for, scan
+    >>> from nanstats.core.inputs import from_numpy
+    >>> from nanstats.core.table import page_starts_for, scan
     >>> t = scan(from_numpy(np.array([1.0, np.nan])), page_starts_for(2, page_rows=1))
     >>> column_index_refusal(t, "type_order")
     'page 1 holds 1 NaN value(s); under TYPE_ORDER no column index is written for a chunk with NaN (policy safe)'
@@ -111,3 +112,27 @@ def column_index_refusal(
             "has no valid bounds, so the chunk gets no column index"
         )
     return None
+
+
+def boundary_order(min_keys: npt.NDArray[np.int64], max_keys: npt.NDArray[np.int64]) -> BoundaryOrder:
+    """ASCENDING when both bound lists are non-decreasing, DESCENDING when both
+    are non-increasing (and not ASCENDING), else UNORDERED.  Null pages are
+    left out by the caller; fewer than two pages count as ASCENDING.
+
+    >>> import numpy as np
+    >>> boundary_order(np.array([1, 2, 2]), np.array([3, 3, 4]))
+    'ASCENDING'
+    >>> boundary_order(np.array([2, 1]), np.array([3, 4]))
+    'UNORDERED'
+    >>> big = np.iinfo(np.int64)
+    >>> boundary_order(np.array([big.max, big.min]), np.array([big.max, big.min]))
+    'DESCENDING'
+    """
+    # Compare neighbours rather than subtract them: keys span all of int64,
+    # so a difference can overflow.
+    lo0, lo1, hi0, hi1 = min_keys[:-1], min_keys[1:], max_keys[:-1], max_keys[1:]
+    if (lo0 <= lo1).all() and (hi0 <= hi1).all():
+        return "ASCENDING"
+    if (lo0 >= lo1).all() and (hi0 >= hi1).all():
+        return "DESCENDING"
+    return "UNORDERED"

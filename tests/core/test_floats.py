@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nanstats.float_types import BY_ITEMSIZE, BY_PHYSICAL_TYPE, DOUBLE, FLOAT, FLOAT16, FloatType
+from nanstats.core.floats import BY_ITEMSIZE, BY_PHYSICAL_TYPE, DOUBLE, FLOAT, FLOAT16, FloatType
 from nanstats.testing import oracle
 from tests.strategies import FLOAT_TYPES, special_bits
 

@@ -7,7 +7,7 @@ one against the chunk and the file, so a header that lies about its size
 raises :class:`~nanstats.errors.ParquetFormatError` naming the byte offset.
 
 >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
->>> from nanstats.parquet.footer import read_footer
+>>> from nanstats.metadata.footer import read_footer
 >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
 >>> papq.write_table(pa.table({"x": [1.0, 2.0, 1.0]}), path)
 >>> footer = read_footer(path)
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from nanstats.errors import ParquetFormatError
-from nanstats.parquet.footer import Footer
-from nanstats.parquet.thrift_codec import decode, pq
+from nanstats.metadata.footer import Footer
+from nanstats.metadata.thrift import decode, pq
 
 DATA_PAGE_TYPES = (pq.PAGE_DATA, pq.PAGE_DATA_V2)
 PAGE_TYPE_NAMES = {
@@ -97,7 +97,7 @@ def chunk_range(footer: Footer, row_group: int, leaf: int) -> tuple[int, int]:
     starting at the smaller valid offset covers both.
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
-    >>> from nanstats.parquet.footer import read_footer
+    >>> from nanstats.metadata.footer import read_footer
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> papq.write_table(pa.table({"x": [1.0, 2.0]}), path)
     >>> chunk_range(read_footer(path), 0, 0)[0]

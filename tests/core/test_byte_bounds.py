@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nanstats.prune.byte_bounds import truncate_max, truncate_min
+from nanstats.core.byte_bounds import truncate_max, truncate_min
 
 # Bytes from a small alphabet with both ends, so prefixes collide and 0xFF
 # carries happen; plus arbitrary bytes and real text.
