@@ -1,4 +1,4 @@
-"""Time ``nanstats.parquet.inspect`` on a file of many row groups.
+"""Time ``nanstats.parquet.inspection`` on a file of many row groups.
 
     python benchmarks/inspect_speed.py [--row-groups 1000] [--columns 1] [--repeat 5]
 
@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as papq
 
-from nanstats.parquet.inspect import inspect
+from nanstats.parquet.inspection import inspect
 from nanstats.testing.timing import best
 
 

@@ -8,7 +8,7 @@ semantics, the share of pages (rows in skipped pages) skipped using
 
 (a) ``legacy``: the statistics pyarrow writes (TYPE_ORDER bounds without NaN,
     no nan_count, a page index only where the chunk has no NaN);
-(b) ``spec``: the same file after ``nanstats.parquet.upgrade`` (IEEE 754
+(b) ``spec``: the same file after ``nanstats.parquet.upgrading`` (IEEE 754
     total order, nan_count, a ColumnIndex with nan_counts for every chunk);
 (c) ``nanstats``: exact ColumnStats of the same pages, which know NaN signs.
 
@@ -33,12 +33,12 @@ import pyarrow.parquet as papq
 from nanstats.core.stats import ColumnStats
 from nanstats.metadata.footer import read_footer
 from nanstats.parquet.recompute import recompute
-from nanstats.parquet.upgrade import upgrade
+from nanstats.parquet.upgrading import upgrade
+from nanstats.prune.files import FileSource
 from nanstats.prune.parser import parse
 from nanstats.prune.row_filter import filter_mask
 from nanstats.prune.scopes import LayeredSource, StatsSource, plan
 from nanstats.prune.semantics import SEMANTICS
-from nanstats.prune.skipping import FileSource
 
 QUERIES = (
     "temp > 30",

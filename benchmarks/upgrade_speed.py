@@ -1,4 +1,4 @@
-"""nanstats.parquet.upgrade against pyarrow.parquet.read_table, side by side.
+"""nanstats.parquet.upgrading against pyarrow.parquet.read_table, side by side.
 
 Writes a Parquet file of about ``--mb`` megabytes with 8 float64 columns
 (NaNs of both signs, nulls; pyarrow defaults: dictionary falling back to
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    from nanstats.parquet.upgrade import upgrade
+    from nanstats.parquet.upgrading import upgrade
 
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
         src, dst = os.path.join(d, "src.parquet"), os.path.join(d, "dst.parquet")

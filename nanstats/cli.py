@@ -77,7 +77,7 @@ def _each(files: list[str], progress: Any, run: Any) -> list[tuple[str, Any, str
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from nanstats.parquet.inspect import inspect
+    from nanstats.parquet.inspection import inspect
 
     if len(args.paths) == 1 and not os.path.isdir(args.paths[0]):
         report = inspect(args.paths[0])  # one file: errors go to main()
@@ -99,7 +99,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from nanstats.parquet.verify import verify
+    from nanstats.parquet.verification import verify
 
     files, failed = _expand(args.paths)
     results = _each(files, _progress(files, args, "verifying"), verify)
@@ -156,7 +156,7 @@ def _positive_int(text: str) -> int:
 
 
 def _upgrade(args: argparse.Namespace) -> int:
-    from nanstats.parquet.upgrade import upgrade
+    from nanstats.parquet.upgrading import upgrade
 
     pairs = _pairs(args.src, args.dst)
     failed: list[tuple[str, str]] = []
@@ -214,7 +214,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from nanstats.prune.skipping import explain
+    from nanstats.prune.files import explain
 
     report = explain(args.file, args.where, semantics=args.semantics)
     if args.json:

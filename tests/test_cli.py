@@ -72,7 +72,7 @@ def test_python_dash_m(tmp_path) -> None:
 
 
 def test_verify_files_and_folders(tmp_path, capsys) -> None:
-    from nanstats.parquet.write import write_table
+    from nanstats.parquet.writing import write_table
 
     lake = tmp_path / "lake"
     (lake / "d=1").mkdir(parents=True)
@@ -94,7 +94,7 @@ def test_verify_files_and_folders(tmp_path, capsys) -> None:
 
 
 def test_verify_unreadable_input_is_status_2(tmp_path, capsys) -> None:
-    from nanstats.parquet.write import write_table
+    from nanstats.parquet.writing import write_table
 
     write_table(pa.table({"x": [1.0]}), tmp_path / "good.parquet")
     (tmp_path / "bad.parquet").write_bytes(b"PAR1 broken")

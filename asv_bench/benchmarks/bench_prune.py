@@ -36,7 +36,7 @@ class Prune:
     def setup_cache(self):
         from prune_tightness import sensor_table
 
-        from nanstats.parquet.upgrade import upgrade
+        from nanstats.parquet.upgrading import upgrade
 
         folder = tempfile.mkdtemp(prefix="nanstats-asv-prune-")
         legacy = os.path.join(folder, "legacy.parquet")
@@ -48,17 +48,17 @@ class Prune:
         return path
 
     def time_plan(self, path, query):
-        from nanstats.prune.skipping import pages
+        from nanstats.prune.files import pages
 
         pages(path, QUERIES[query][0], semantics="ieee")
 
     def time_read_table(self, path, query):
-        from nanstats.parquet.read import read_table
+        from nanstats.parquet.reading import read_table
 
         read_table(path, QUERIES[query][0], semantics="ieee", columns=["ts", "temp"])
 
     def track_speedup_vs_pyarrow(self, path, query):
-        from nanstats.parquet.read import read_table
+        from nanstats.parquet.reading import read_table
 
         text, arrow_filter = QUERIES[query]
 

@@ -69,12 +69,12 @@ class Upgrade(_SourceFile):
     warmup_time = 0
 
     def time_upgrade(self, src, memory_map):
-        from nanstats.parquet.upgrade import upgrade
+        from nanstats.parquet.upgrading import upgrade
 
         upgrade(src, self.dst, memory_map=memory_map)
 
     def track_ratio_to_read_table(self, src, memory_map):
-        from nanstats.parquet.upgrade import upgrade
+        from nanstats.parquet.upgrading import upgrade
 
         up, read = best_interleaved([lambda: upgrade(src, self.dst, memory_map=memory_map),
                                      lambda: self._read_table(src)], 3, self._clean)

@@ -2,7 +2,7 @@
 
 Writes the same two double columns with every writer installed here (pyarrow,
 polars, DuckDB and, on request, Spark), reads each file back with
-:func:`nanstats.parquet.inspect.inspect` and writes one CSV row per writer and
+:func:`nanstats.parquet.inspection.inspect` and writes one CSV row per writer and
 column to ``docs/_generated/writers.csv``, which the page "The problem"
 shows.  Nothing in that table is typed by hand.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from nanstats.parquet.inspect import inspect
+from nanstats.parquet.inspection import inspect
 
 OUT = Path(__file__).resolve().parent.parent / "_generated"
 SPARK_CACHE = OUT / "writers_spark.csv"
@@ -79,7 +79,7 @@ def write_spark(path: str) -> str:
 
 
 def write_nanstats(path: str) -> str:
-    from nanstats.parquet.write import write_table
+    from nanstats.parquet.writing import write_table
 
     write_table(TABLE, path)
     return "nanstats write_table (ieee754)"

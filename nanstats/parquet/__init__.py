@@ -1,8 +1,47 @@
-"""Parquet files: read, verify and upgrade float statistics.
+"""Parquet files: read what they say, check them, upgrade them, read them pruned.
 
-Needs the ``parquet`` extra (pyarrow, thriftpy2, thrift).
-:func:`~nanstats.parquet.inspect.inspect` reads what a file says,
-:func:`~nanstats.parquet.upgrade.upgrade` rewrites it with correct float
-statistics, :func:`~nanstats.parquet.write.write_table` writes a table with
-them in one call.
+:func:`inspect` reads what a file says (footer and page index only),
+:func:`verify` checks it against the rules and its own data,
+:func:`upgrade` rewrites it with correct float statistics (data pages
+untouched), :func:`write_table` writes a table with them in one call, and
+:func:`read_table` reads only the pages a filter may need.
+
+>>> import os, tempfile, pyarrow as pa, nanstats.parquet
+>>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+>>> _ = nanstats.parquet.write_table(pa.table({"x": [1.0, float("nan")]}), path)
+>>> nanstats.parquet.verify(path)
+[]
+>>> nanstats.parquet.read_table(path, "x > 0", semantics="ieee").num_rows
+1
 """
+
+from nanstats.parquet.inspection import (
+    ChunkReport,
+    ColumnReport,
+    FileReport,
+    PageReport,
+    StatisticsReport,
+    inspect,
+)
+from nanstats.parquet.reading import read_table
+from nanstats.parquet.upgrading import ColumnSummary, UpgradeReport, upgrade
+from nanstats.parquet.verification import RULES, Violation, verify, verify_files
+from nanstats.parquet.writing import write_table
+
+__all__ = [
+    "RULES",
+    "ChunkReport",
+    "ColumnReport",
+    "ColumnSummary",
+    "FileReport",
+    "PageReport",
+    "StatisticsReport",
+    "UpgradeReport",
+    "Violation",
+    "inspect",
+    "read_table",
+    "upgrade",
+    "verify",
+    "verify_files",
+    "write_table",
+]

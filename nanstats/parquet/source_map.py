@@ -1,6 +1,6 @@
 """The file being upgraded, memory-mapped read-only and populated range by range.
 
-:func:`nanstats.parquet.upgrade.upgrade` reads every byte of the source
+:func:`nanstats.parquet.upgrading.upgrade` reads every byte of the source
 twice: pyarrow decodes the float columns, and the page payloads are copied
 to the new file.  Through one shared mapping neither read copies: pyarrow
 decodes straight from the page cache, and ``writev`` copies the payloads

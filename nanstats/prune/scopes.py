@@ -4,7 +4,7 @@ A :class:`ScopeSource` says, for each row group, what its chunk statistics
 allow for each column, and, per column, the pages (first rows and
 abstractions) with the keys of their bounds and their boundary order.
 Sources: Parquet footers and page indexes
-(:class:`nanstats.prune.skipping.FileSource`), and exact
+(:class:`nanstats.prune.files.FileSource`), and exact
 :class:`~nanstats.core.stats.ColumnStats` (:class:`StatsSource`, which knows NaN
 signs; used for the statistics table of a lake).
 

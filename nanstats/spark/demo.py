@@ -10,7 +10,7 @@ Spark 4.3 cannot read), then, on the executors:
 2. audits the legacy statistics the writers left in the footers;
 3. upgrades every file to IEEE 754 total-order statistics with NaN counts and
    a page index (``nanstats.spark.upgrade_files``), and checks the float16
-   files with ``nanstats.parquet.verify``;
+   files with ``nanstats.parquet.verification``;
 4. checks that Spark reads exactly the same values from the upgraded lake,
    bit for bit, through ``nanstats.spark.summary``;
 5. answers a fixed set of queries three ways: Spark's own full scan,
@@ -88,7 +88,7 @@ def compare_queries(spark: Any, lake: str, index: Any, queries: tuple[str, ...] 
     """Each query three ways; one result row per query and method, with a same-rows check."""
     import nanstats.spark
     from nanstats.lake.listing import list_parquet_files
-    from nanstats.parquet.read import selection_bytes
+    from nanstats.parquet.reading import selection_bytes
     from nanstats.prune.parser import parse
     from nanstats.spark.sql import to_spark_sql
 
@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         upgraded16 = os.path.join(output, "upgraded-float16")
         results16 = nanstats.spark.upgrade_files(spark, lake16, upgraded16).collect()
         clean16 = not any(r.error for r in results16) and _float16_checked(lake16, upgraded16)
-        _say(console, f"   float16 files: {len(results16)} upgraded; nanstats.parquet.verify "
+        _say(console, f"   float16 files: {len(results16)} upgraded; nanstats.parquet.verification "
                       "clean and values identical bit for bit: "
                       + ("[green]yes[/green]" if clean16 else "[red]NO[/red]"))
 
@@ -316,7 +316,7 @@ def _float16_checked(src_dir: str, dst_dir: str) -> bool:
     import pyarrow.parquet as papq
 
     from nanstats.lake.listing import list_parquet_files
-    from nanstats.parquet.verify import verify
+    from nanstats.parquet.verification import verify
 
     for src in list_parquet_files(src_dir):
         dst = os.path.join(dst_dir, os.path.relpath(src, src_dir))

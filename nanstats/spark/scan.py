@@ -11,7 +11,7 @@ result equals Spark's own full scan with the same filter (the default
 semantics, ``nan_greatest``, is Spark's).
 
 >>> import os, tempfile, numpy as np, pyarrow as pa
->>> from nanstats.parquet.write import write_table
+>>> from nanstats.parquet.writing import write_table
 >>> from nanstats.spark.session import local_session
 >>> spark, folder = local_session(), tempfile.mkdtemp()
 >>> for i in range(3):
@@ -48,7 +48,7 @@ class ScanPlan:
     """What a query must read: a RowSelection per file (files with nothing to read omitted).
 
     >>> import os, tempfile, numpy as np, pyarrow as pa
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> folder = tempfile.mkdtemp()
     >>> _ = write_table(pa.table({"x": np.arange(10.0)}), os.path.join(folder, "a.parquet"))
     >>> plan = plan_scan(folder, "x > 7")
@@ -196,7 +196,7 @@ def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics
     module example; with a statistics table:
 
     >>> import os, tempfile, numpy as np, pyarrow as pa
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> from nanstats.spark.index import INDEX_SCHEMA, file_rows
     >>> folder = tempfile.mkdtemp()
     >>> path = os.path.join(folder, "a.parquet")
@@ -207,7 +207,7 @@ def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics
     >>> plan_scan(folder, "x > 20", "total_order").rows   # the file: a NaN of either sign
     11
     """
-    from nanstats.prune.skipping import FileSource
+    from nanstats.prune.files import FileSource
 
     pred = as_predicate(predicate)
     check_semantics(semantics)
@@ -248,10 +248,10 @@ def _read_batches(batches: Iterator[pa.RecordBatch], root: str, predicate: str,
     """Executor side: read planned row ranges, filter exactly, emit Spark's schema."""
     import pyarrow.parquet as papq
 
-    from nanstats.parquet.read import read_selection
+    from nanstats.parquet.reading import read_selection
+    from nanstats.prune.files import RowSelection
     from nanstats.prune.parser import parse
     from nanstats.prune.row_filter import filter_mask
-    from nanstats.prune.skipping import RowSelection
 
     pred = parse(predicate)
     schema = pa.ipc.read_schema(pa.py_buffer(bytes.fromhex(schema_json)))
@@ -285,7 +285,7 @@ def read(spark: Any, path: str, predicate: Expr | str,
     Spark's full scan with the same filter (see the module example):
 
     >>> import os, tempfile, numpy as np, pyarrow as pa
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> from nanstats.spark.session import local_session
     >>> folder = tempfile.mkdtemp()
     >>> _ = write_table(pa.table({"x": [1.0, np.nan, 3.0]}), os.path.join(folder, "a.parquet"))

@@ -34,7 +34,7 @@ RESULT_SCHEMA = pa.schema([
 
 
 def _upgrade_batches(batches: Iterator[pa.RecordBatch], order: str) -> Iterator[pa.RecordBatch]:
-    from nanstats.parquet.upgrade import upgrade
+    from nanstats.parquet.upgrading import upgrade
 
     for batch in batches:
         rows: dict[str, list[Any]] = {f.name: [] for f in RESULT_SCHEMA}
@@ -64,7 +64,7 @@ def _upgrade_batches(batches: Iterator[pa.RecordBatch], order: str) -> Iterator[
 def upgrade_files(spark: Any, src_dir: str, dst_dir: str, order: str = "ieee754") -> Any:
     """Upgrade every Parquet file under ``src_dir`` into ``dst_dir``; one row per file.
 
-    Each task runs :func:`nanstats.parquet.upgrade.upgrade` on one file, so
+    Each task runs :func:`nanstats.parquet.upgrading.upgrade` on one file, so
     the executors must see both folders (a shared file system).  A file that
     fails gets its message in ``error``; the others are still written.
 

@@ -12,9 +12,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as papq
 
 from nanstats.metadata.footer import read_footer
-from nanstats.parquet.inspect import inspect
-from nanstats.parquet.upgrade import upgrade
-from nanstats.parquet.verify import verify
+from nanstats.parquet.inspection import inspect
+from nanstats.parquet.upgrading import upgrade
+from nanstats.parquet.verification import verify
 
 _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 _FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}

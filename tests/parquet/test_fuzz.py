@@ -32,10 +32,10 @@ from hypothesis import strategies as st
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
 from nanstats.metadata.footer import read_footer
 from nanstats.metadata.thrift import encode
-from nanstats.parquet.inspect import inspect
-from nanstats.parquet.upgrade import upgrade
-from nanstats.parquet.verify import verify
-from nanstats.parquet.write import write_table
+from nanstats.parquet.inspection import inspect
+from nanstats.parquet.upgrading import upgrade
+from nanstats.parquet.verification import verify
+from nanstats.parquet.writing import write_table
 
 FUZZ = int(os.environ.get("NANSTATS_FUZZ_EXAMPLES", "0"))
 EXPECTED = (ParquetFormatError, UnsupportedParquetError)
@@ -317,7 +317,7 @@ def test_regression_column_name_not_utf8(seeds, tmp_path) -> None:
     name is not UTF-8 (verify and upgrade both open the file with pyarrow)."""
     import io
 
-    from nanstats.parquet.upgrade import upgrade
+    from nanstats.parquet.upgrading import upgrade
 
     data = seeds["pa_index.parquet"]
     footer = read_footer(io.BytesIO(data))

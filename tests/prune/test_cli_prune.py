@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from nanstats.cli import main
-from nanstats.parquet.write import write_table
+from nanstats.parquet.writing import write_table
 
 
 def _file(tmp_path):

@@ -59,7 +59,7 @@ def test_spark_files(spark_files, tmp_path) -> None:
 
 
 def test_spark_findings(spark_files) -> None:
-    from nanstats.parquet.verify import verify
+    from nanstats.parquet.verification import verify
 
     found = verify(spark_files[0])
     nan_max = [v for v in found if v.kind == "nan_in_bounds"]

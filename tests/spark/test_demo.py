@@ -17,7 +17,7 @@ def test_demo_runs_on_a_small_lake(spark, tmp_path, capsys) -> None:
     assert "column order ieee754" in out.split("after:")[1]
     assert "all three return identical rows: yes" in out
     flat = " ".join(out.split())  # rich wraps long lines
-    assert ("float16 files: 2 upgraded; nanstats.parquet.verify clean and values identical "
+    assert ("float16 files: 2 upgraded; nanstats.parquet.verification clean and values identical "
             "bit for bit: yes") in flat
     assert os.path.exists(tmp_path / "queries.json")
     assert spark.sparkContext._jsc is not None  # the shared session is still alive

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from nanstats.parquet.write import write_table
+from nanstats.parquet.writing import write_table
 from nanstats.prune.parser import parse
 from nanstats.prune.row_filter import filter_mask
 from nanstats.spark import index_files, plan_scan, read

@@ -1,7 +1,7 @@
 """Write an Arrow table to Parquet with correct float statistics, in one call.
 
 pyarrow writes the file (with a page index by default) to a temporary file
-beside ``path``; :func:`~nanstats.parquet.upgrade.upgrade` then writes the
+beside ``path``; :func:`~nanstats.parquet.upgrading.upgrade` then writes the
 final file with nanstats' float statistics.  ``path`` appears complete or
 not at all.
 
@@ -22,7 +22,7 @@ from typing import Any
 
 from nanstats.core.rules import ColumnOrderName, TypeOrderPolicy, check_order
 from nanstats.parquet.string_stats import check_truncate
-from nanstats.parquet.upgrade import UpgradeReport, upgrade
+from nanstats.parquet.upgrading import UpgradeReport, upgrade
 
 
 def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName = "ieee754",
@@ -33,7 +33,7 @@ def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName
     ``pyarrow_options`` go to ``pyarrow.parquet.write_table``
     (``write_page_index`` defaults to True, so every column keeps a page
     index).  ``order``, ``policy`` and ``truncate`` (string bounds of at
-    most that many bytes) are as for :func:`~nanstats.parquet.upgrade.upgrade`.  Returns its UpgradeReport
+    most that many bytes) are as for :func:`~nanstats.parquet.upgrading.upgrade`.  Returns its UpgradeReport
     (whose ``src`` names the temporary pyarrow file, removed on return).
     See the module example.
 

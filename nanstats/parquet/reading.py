@@ -7,7 +7,7 @@ filter is applied under the same semantics.  The result equals a full read
 filtered by an engine with those semantics.
 
 >>> import numpy as np, pyarrow as pa, tempfile, os
->>> from nanstats.parquet.write import write_table
+>>> from nanstats.parquet.writing import write_table
 >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
 >>> _ = write_table(pa.table({"x": [3.0, np.nan, -0.0, 7.5], "k": [1, 2, 3, 4]}), path,
 ...                 row_group_size=2)
@@ -28,11 +28,11 @@ from nanstats.metadata.page_index import PageIndexRegion
 from nanstats.metadata.pages import chunk_range
 from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
+from nanstats.prune.files import RowSelection, pages
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.row_filter import filter_mask
 from nanstats.prune.scopes import Ranges
 from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
-from nanstats.prune.skipping import RowSelection, pages
 
 
 def _column_rows(data: Any, page_starts: list[int], page_ends: list[int], wanted: list[int],
@@ -103,7 +103,7 @@ def selection_bytes(path: str | os.PathLike[str], selection: RowSelection,
     """Bytes of the file that :func:`read_selection` reads for a selection.
 
     >>> import numpy as np, pyarrow as pa, tempfile, os
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> _ = write_table(pa.table({"x": np.arange(10_000.0)}), path, data_page_size=4096,
     ...                 use_dictionary=False)
@@ -189,7 +189,7 @@ def read_selection(path: str | os.PathLike[str], selection: RowSelection,
     Other columns are read whole per row group, then sliced.
 
     >>> import numpy as np, pyarrow as pa, tempfile, os
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> _ = write_table(pa.table({"x": np.arange(100.0)}), path, data_page_size=64,
     ...                 write_batch_size=10)
@@ -270,7 +270,7 @@ def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *
     Examples
     --------
     >>> import numpy as np, pyarrow as pa, tempfile, os
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> _ = write_table(pa.table({"x": [1.0, -0.0, np.nan], "y": [1, 2, 3]}), path)
     >>> read_table(path, "x < 0", semantics="total_order").to_pydict()   # -0.0 < +0.0

@@ -12,9 +12,9 @@ import pytest
 from nanstats.metadata.footer import read_footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import read_pages
-from nanstats.parquet import upgrade as upgrade_module
-from nanstats.parquet.write import write_table
-from tests.parquet.test_upgrade import check_upgraded, sample_table, table_bits
+from nanstats.parquet import upgrading as upgrade_module
+from nanstats.parquet.writing import write_table
+from tests.parquet.test_upgrading import check_upgraded, sample_table, table_bits
 
 
 @pytest.mark.parametrize("order", ["ieee754", "type_order"])

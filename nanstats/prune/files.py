@@ -11,7 +11,7 @@ and OffsetIndex of every column the predicate reads, through the engine of
 ...                  write_page_index=True, data_page_size=256, write_batch_size=25)
 >>> row_groups(path, "x > 250", semantics="ieee")   # pyarrow's statistics: no nan_count
 [2, 3]
->>> from nanstats.parquet.write import write_table
+>>> from nanstats.parquet.writing import write_table
 >>> _ = write_table(pa.table({"x": x}), path, row_group_size=100,
 ...             data_page_size=256, write_batch_size=25)
 >>> row_groups(path, "x > 250", semantics="ieee")   # nanstats': row group 3 is all NaN
@@ -67,7 +67,7 @@ class FileSource:
     once) the first time a page is asked for.
 
     >>> import numpy as np, pyarrow as pa, tempfile, os
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> _ = write_table(pa.table({"x": np.arange(100.0)}), path, row_group_size=50,
     ...                 data_page_size=64, write_batch_size=10)
@@ -163,7 +163,7 @@ def row_groups(path: str | os.PathLike[str], predicate: Expr | str, *,
     (SPEC.md section 4); a row group without usable statistics is kept.
 
     >>> import numpy as np, pyarrow as pa, tempfile, os
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> _ = write_table(pa.table({"x": np.arange(100.0)}), path, row_group_size=50,
     ...                 data_page_size=64, write_batch_size=10)
@@ -195,7 +195,7 @@ def pages(path: str | os.PathLike[str], predicate: Expr | str, *,
     page per row group.
 
     >>> import numpy as np, pyarrow as pa, tempfile, os
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> _ = write_table(pa.table({"x": np.arange(100.0)}), path, row_group_size=50,
     ...                 data_page_size=64, write_batch_size=10)

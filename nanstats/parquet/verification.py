@@ -52,7 +52,7 @@ recomputed per page here).  A file that cannot be read raises
 :class:`~nanstats.errors.UnsupportedParquetError` (e.g. encrypted).
 
 >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
->>> from nanstats.parquet.upgrade import upgrade
+>>> from nanstats.parquet.upgrading import upgrade
 >>> d = tempfile.mkdtemp()
 >>> src, dst = os.path.join(d, "legacy.parquet"), os.path.join(d, "new.parquet")
 >>> papq.write_table(pa.table({"x": [1.0, np.nan, -0.0]}), src)
@@ -182,7 +182,7 @@ def verify(path: str | os.PathLike[str]) -> list[Violation]:
     and is not a violation, and the module example.
 
     >>> import pyarrow as pa, tempfile, os
-    >>> from nanstats.parquet.write import write_table
+    >>> from nanstats.parquet.writing import write_table
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
     >>> _ = write_table(pa.table({"x": [2.0, float("nan"), -0.0]}), path)
     >>> verify(path)

@@ -22,13 +22,13 @@ from nanstats.metadata.footer import read_footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import read_pages
 from nanstats.metadata.thrift import pq
-from nanstats.parquet.read import read_table
+from nanstats.parquet.reading import read_table
 from nanstats.parquet.string_stats import string_stats
-from nanstats.parquet.upgrade import TRUNCATED, upgrade
-from nanstats.parquet.write import write_table
+from nanstats.parquet.upgrading import TRUNCATED, upgrade
+from nanstats.parquet.writing import write_table
 from nanstats.prune.expressions import col
-from nanstats.prune.skipping import pages as prune_pages
-from tests.parquet.test_upgrade import leaf_values, page_payloads, sha256, table_bits
+from nanstats.prune.files import pages as prune_pages
+from tests.parquet.test_upgrading import leaf_values, page_payloads, sha256, table_bits
 
 TRUNCATIONS = (1, 2, 5, 16)
 ASCENDING, DESCENDING, UNORDERED = pq.BOUNDARY_ASCENDING, pq.BOUNDARY_DESCENDING, \

@@ -23,8 +23,8 @@ from nanstats.metadata.footer import read_footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import read_pages
 from nanstats.metadata.thrift import decode, encode, pq
-from nanstats.parquet.verify import RULES, Violation, verify, verify_files
-from nanstats.parquet.write import write_table
+from nanstats.parquet.verification import RULES, Violation, verify, verify_files
+from nanstats.parquet.writing import write_table
 
 NEG_NAN = np.array([0xFFF8000000000001], dtype=np.uint64).view(np.float64)[0]
 

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 
 from nanstats.core.floats import DOUBLE, FLOAT, FLOAT16, FloatType
 from nanstats.errors import ParquetFormatError
-from nanstats.parquet.read import read_table
-from nanstats.parquet.write import write_table
+from nanstats.parquet.reading import read_table
+from nanstats.parquet.writing import write_table
+from nanstats.prune.files import explain, pages, row_groups
 from nanstats.prune.parser import parse
 from nanstats.prune.row_filter import filter_mask
 from nanstats.prune.semantics import SEMANTICS
-from nanstats.prune.skipping import explain, pages, row_groups
 from nanstats.testing.predicate_oracle import evaluate_row, random_predicate
 from tests.strategies import special_bits
 

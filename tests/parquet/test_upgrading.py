@@ -25,8 +25,8 @@ from nanstats.metadata.footer import read_footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import chunk_range, read_pages
 from nanstats.metadata.thrift import decode, encode, pq
-from nanstats.parquet import upgrade as upgrade_module
-from nanstats.parquet.upgrade import UpgradeReport, upgrade
+from nanstats.parquet import upgrading as upgrade_module
+from nanstats.parquet.upgrading import UpgradeReport, upgrade
 from tests.parquet.corpus import bits_view
 
 # --------------------------------------------------------------------------- helpers

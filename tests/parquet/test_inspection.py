@@ -9,8 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as papq
 
 from nanstats.metadata.footer import read_footer
-from nanstats.parquet.inspect import inspect
-from nanstats.parquet.upgrade import upgrade
+from nanstats.parquet.inspection import inspect
+from nanstats.parquet.upgrading import upgrade
 
 
 def _file(tmp_path):
