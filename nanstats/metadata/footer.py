@@ -31,16 +31,6 @@ TAIL = 8  # footer length (u32 LE) + magic
 
 ColumnOrderKind = Literal["ieee754", "type_order", "undefined", "other"]
 
-PHYSICAL_NAMES = {
-    pq.TYPE_BOOLEAN: "BOOLEAN",
-    pq.TYPE_INT32: "INT32",
-    pq.TYPE_INT64: "INT64",
-    pq.TYPE_INT96: "INT96",
-    pq.TYPE_FLOAT: "FLOAT",
-    pq.TYPE_DOUBLE: "DOUBLE",
-    pq.TYPE_BYTE_ARRAY: "BYTE_ARRAY",
-    pq.TYPE_FIXED_LEN_BYTE_ARRAY: "FIXED_LEN_BYTE_ARRAY",
-}
 
 
 @dataclass(frozen=True)

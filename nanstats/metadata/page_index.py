@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import IO, Any
 
 from nanstats.errors import ParquetFormatError
+from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 from nanstats.metadata.footer import Footer
 from nanstats.metadata.thrift import RegionDecoder, decode, pq
 
@@ -125,7 +126,6 @@ def check_column_index(ci: Any, oi: Any, footer: Footer, where: str) -> None:
     if oi is not None and len(oi.page_locations) != n:
         raise ParquetFormatError(f"ColumnIndex of {where} has {n} pages, its OffsetIndex "
                                  f"{len(oi.page_locations)}", path=footer.path)
-    if ci.boundary_order not in (pq.BOUNDARY_UNORDERED, pq.BOUNDARY_ASCENDING,
-                                 pq.BOUNDARY_DESCENDING):
+    if ci.boundary_order not in BOUNDARY_ORDER_NAMES:
         raise ParquetFormatError(f"ColumnIndex of {where}: unknown boundary_order "
                                  f"{ci.boundary_order}", path=footer.path)

@@ -21,13 +21,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from nanstats.core.floats import FloatType
+from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 from nanstats.metadata.footer import Footer, read_footer
 from nanstats.metadata.page_index import PageIndexRegion
-from nanstats.metadata.thrift import pq
-
-_BOUNDARY = {pq.BOUNDARY_UNORDERED: "UNORDERED", pq.BOUNDARY_ASCENDING: "ASCENDING",
-             pq.BOUNDARY_DESCENDING: "DESCENDING"}
-
 
 _STRUCT = {2: struct.Struct("<e"), 4: struct.Struct("<f"), 8: struct.Struct("<d")}
 
@@ -229,7 +225,7 @@ def inspect(path: str | os.PathLike[str]) -> FileReport:
                 ci, oi = region.read_page_index(footer, g, leaf.index)
                 chunks.append(ChunkReport(
                     g, md.num_values or 0, _statistics(ft, md.statistics), ci is not None,
-                    oi is not None, None if ci is None else _BOUNDARY.get(ci.boundary_order),
+                    oi is not None, None if ci is None else BOUNDARY_ORDER_NAMES.get(ci.boundary_order),
                     _pages(ft, ci, oi)))
             columns.append(ColumnReport(leaf.name, ft.physical_type,
                                         footer.column_order(leaf.index), tuple(chunks)))

@@ -53,6 +53,7 @@ from nanstats.core.rules import (
 from nanstats.core.stats import EncodedStatistics
 from nanstats.core.table import StatsTable
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.metadata.convert import BOUNDARY_ORDER_CODES, PHYSICAL_TYPE_NAMES
 from nanstats.metadata.footer import MAGIC, Footer, LeafColumn, read_footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import (
@@ -81,11 +82,6 @@ from nanstats.parquet.string_stats import (
 
 ProgressCallback = Callable[[int, int], Any]
 
-_BOUNDARY_ORDERS = {
-    "UNORDERED": pq.BOUNDARY_UNORDERED,
-    "ASCENDING": pq.BOUNDARY_ASCENDING,
-    "DESCENDING": pq.BOUNDARY_DESCENDING,
-}
 #: ColumnSummary.action of a string column rewritten with truncated bounds.
 TRUNCATED = "upgraded (truncated bounds)"
 _BATCH = 1 << 24  # bytes queued before a write; larger pieces go by copy_file_range
@@ -252,7 +248,7 @@ def column_index_struct(ci: ColumnIndex, like: Any = None) -> Any:
         null_pages=list(ci.null_pages),
         min_values=list(ci.min_values),
         max_values=list(ci.max_values),
-        boundary_order=_BOUNDARY_ORDERS[ci.boundary_order],
+        boundary_order=BOUNDARY_ORDER_CODES[ci.boundary_order],
         null_counts=list(ci.null_counts),
         nan_counts=list(ci.nan_counts),
     )
@@ -313,7 +309,7 @@ def string_column_index_struct(cs: StringChunkStats, like: Any = None) -> Any:
         null_pages=[p.all_null for p in cs.pages],
         min_values=[p.min_value or b"" for p in cs.pages],
         max_values=[p.max_value or b"" for p in cs.pages],
-        boundary_order=_BOUNDARY_ORDERS[cs.boundary_order()],
+        boundary_order=BOUNDARY_ORDER_CODES[cs.boundary_order()],
         null_counts=[p.null_count for p in cs.pages],
     )
     _copy_level_histograms(out, like)
@@ -994,10 +990,9 @@ def _account(t: _ColumnTotals, ch: _Chunk) -> None:
 
 def _summary(col: LeafColumn, t: _ColumnTotals, row_groups: int, eligible: bool,
              truncate: int | None) -> ColumnSummary:
-    from nanstats.metadata.footer import PHYSICAL_NAMES
 
     ptype = col.float_type.physical_type if col.float_type is not None else \
-        PHYSICAL_NAMES.get(col.physical_type, str(col.physical_type))
+        PHYSICAL_TYPE_NAMES.get(col.physical_type, str(col.physical_type))
     if eligible:
         reason = "; ".join(t.reasons) or None
         return ColumnSummary(col.name, ptype, "upgraded", t.rows, t.pages, t.nans, t.nulls,

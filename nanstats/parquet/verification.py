@@ -82,19 +82,16 @@ from nanstats.core.rules import boundary_order, bounds_to_write
 from nanstats.core.stats import ColumnStats
 from nanstats.core.table import StatsTable
 from nanstats.errors import UnsupportedParquetError
+from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 from nanstats.metadata.footer import ColumnOrderKind, Footer, LeafColumn, read_footer
 from nanstats.metadata.page_index import PageIndexRegion
 from nanstats.metadata.pages import Page, check_offset_index_pages, read_pages
-from nanstats.metadata.thrift import pq
 from nanstats.parquet.recompute import (
     ChunkStats,
     leaf_arrays,
     open_parquet_file,
     stats_for_array,
 )
-
-_BOUNDARY_NAMES = {pq.BOUNDARY_UNORDERED: "UNORDERED", pq.BOUNDARY_ASCENDING: "ASCENDING",
-                   pq.BOUNDARY_DESCENDING: "DESCENDING"}
 
 #: Every kind of violation :func:`verify` reports, with the rule it breaks.
 RULES: dict[str, str] = {
@@ -477,7 +474,7 @@ def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind, 
 
 def _check_boundary_order(report: _Report, ft: FloatType, order: ColumnOrderKind,
                           ci: Any) -> None:
-    claim = _BOUNDARY_NAMES.get(ci.boundary_order)
+    claim = BOUNDARY_ORDER_NAMES.get(ci.boundary_order)
     if claim in (None, "UNORDERED") or order not in ("ieee754", "type_order"):
         return
     lo_bits, lo_ok = _bound_bits(ft, ci.min_values)

@@ -32,16 +32,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from nanstats.core.floats import float_key
+from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 from nanstats.metadata.footer import Footer, LeafColumn, read_footer
 from nanstats.metadata.page_index import PageIndexRegion
-from nanstats.metadata.thrift import pq
 from nanstats.prune.abstract import ColumnAbstract, may_match
 from nanstats.prune.constraints import Key
 from nanstats.prune.expressions import Expr
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.reading_rules import chunk_abstract, leaf_kind, page_abstracts
 from nanstats.prune.scopes import (
-    BoundaryOrder,
     ColumnSearch,
     PageStats,
     PruneReport,
@@ -55,9 +54,6 @@ from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_sema
 __all__ = ["ColumnSearch", "FileSource", "PruneReport", "RowGroupDecision", "RowSelection",
            "SegmentDecision", "explain", "pages", "row_groups"]
 
-_BOUNDARY: dict[int, BoundaryOrder] = {pq.BOUNDARY_UNORDERED: "UNORDERED",
-                                       pq.BOUNDARY_ASCENDING: "ASCENDING",
-                                       pq.BOUNDARY_DESCENDING: "DESCENDING"}
 
 
 class FileSource:
@@ -131,7 +127,7 @@ class FileSource:
             note = ""
         except ValueError as exc:
             keys, note = None, f"{exc}; searched linearly"
-        return PageStats(starts, pages, keys, _BOUNDARY[ci.boundary_order],
+        return PageStats(starts, pages, keys, BOUNDARY_ORDER_NAMES[ci.boundary_order],
                          leaf_kind(self.footer, leaf), note)
 
     def _keys(self, leaf: LeafColumn, ci: Any, pages: list[ColumnAbstract]

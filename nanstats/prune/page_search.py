@@ -52,18 +52,13 @@ import numpy as np
 import numpy.typing as npt
 
 from nanstats.core.rules import BoundaryOrder
+from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 
 SearchAlgorithm = Literal["auto", "loose", "strict", "linear"]
 
 # ColumnIndex field 4 is a Thrift enum; accept its numbers as well as its names.
 _BOUNDARY_ORDERS: dict[object, BoundaryOrder] = {
-    "UNORDERED": "UNORDERED",
-    "ASCENDING": "ASCENDING",
-    "DESCENDING": "DESCENDING",
-    0: "UNORDERED",
-    1: "ASCENDING",
-    2: "DESCENDING",
-}
+    **BOUNDARY_ORDER_NAMES, **{name: name for name in BOUNDARY_ORDER_NAMES.values()}}
 _ALGORITHMS = ("auto", "loose", "strict", "linear")
 
 
