@@ -38,6 +38,7 @@ COVERED: tuple[str, ...] = (
     "nanstats.pandas",
     "nanstats.parquet.inspection",
     "nanstats.parquet.upgrading",
+    "nanstats.metadata.convert",
     "nanstats.parquet.writing",
     "nanstats.parquet.reading",
     "nanstats.parquet.verification",

@@ -48,6 +48,13 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from nanstats.core.rules import BoundaryOrder, boundary_order
+
 _MAX_CODE_POINT = 0x10FFFF
 _SURROGATES = range(0xD800, 0xE000)
 
@@ -140,3 +147,71 @@ def _is_utf8(value: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+@dataclass(frozen=True)
+class StringBounds:
+    """Counts and truncated bounds of one scope (a page or a chunk).
+
+    ``min_value``/``max_value`` are None when every value is null (or the
+    scope is empty); ``min_exact``/``max_exact`` are True exactly when the
+    stored bound is the true minimum/maximum itself.
+
+    >>> b = StringBounds(3, 1, b"Art", b"Zaq", True, False)
+    >>> b.all_null, b
+    (False, StringBounds(num_values=3, null_count=1, min=b'Art', max=b'Zaq' (truncated)))
+    """
+
+    num_values: int
+    null_count: int
+    min_value: bytes | None
+    max_value: bytes | None
+    min_exact: bool
+    max_exact: bool
+
+    @property
+    def all_null(self) -> bool:
+        """True when the scope holds no non-null value."""
+        return self.min_value is None
+
+    def __repr__(self) -> str:
+        if self.all_null:
+            return f"StringBounds(num_values={self.num_values}, null_count={self.null_count})"
+
+        def show(value: bytes | None, exact: bool) -> str:
+            return f"{value!r}" + ("" if exact else " (truncated)")
+
+        return (f"StringBounds(num_values={self.num_values}, null_count={self.null_count}, "
+                f"min={show(self.min_value, self.min_exact)}, "
+                f"max={show(self.max_value, self.max_exact)})")
+
+
+@dataclass(frozen=True, eq=False)
+class StringChunkStats:
+    """Truncated statistics of one string column chunk.
+
+    ``chunk`` covers the whole chunk, ``pages`` has one entry per data page
+    (in file order), ``page_starts`` the row at which each data page starts,
+    ``n`` the truncation length in bytes.
+
+    >>> import numpy as np
+    >>> pages = (StringBounds(2, 0, b"b", b"c", True, True), StringBounds(1, 1, None, None,
+    ...          False, False), StringBounds(1, 0, b"a", b"a", True, True))
+    >>> StringChunkStats(pages[0], pages, np.array([0, 2, 3]), 4).boundary_order()
+    'DESCENDING'
+    """
+
+    chunk: StringBounds
+    pages: tuple[StringBounds, ...]
+    page_starts: npt.NDArray[np.int64]
+    n: int
+
+    def boundary_order(self) -> BoundaryOrder:
+        """The ColumnIndex boundary order of the stored (truncated) page bounds.
+
+        Null pages are left out; bytes compare as unsigned bytes.
+        """
+        kept = [p for p in self.pages if not p.all_null]
+        mins = np.array([p.min_value for p in kept], dtype=object)
+        maxs = np.array([p.max_value for p in kept], dtype=object)
+        return boundary_order(mins, maxs)  # works on any ordered values (bytes here)

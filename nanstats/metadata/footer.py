@@ -87,6 +87,37 @@ class Footer:
         return self.metadata.row_groups[row_group].columns[leaf]
 
 
+def refuse_encrypted(footer: Footer, consequence: str) -> None:
+    """UnsupportedParquetError when the file or one of its column chunks is encrypted.
+
+    A file with an encrypted footer cannot be read at all (:func:`read_footer`
+    refuses it); this catches the plaintext-footer mode and encrypted
+    column chunks.  ``consequence`` ends the message (what nanstats will not
+    do), which names the path and, for a chunk, its row group and column.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0]}), path)
+    >>> footer = read_footer(path)
+    >>> refuse_encrypted(footer, "nanstats cannot decode its pages")   # not encrypted
+    >>> footer.metadata.row_groups[0].columns[0].crypto_metadata = object()
+    >>> refuse_encrypted(footer, "nanstats cannot decode its pages")
+    Traceback (most recent call last):
+    ...
+    nanstats.errors.UnsupportedParquetError: .../t.parquet: row group 0, column 'x' is encrypted; nanstats cannot decode its pages
+    """
+    meta = footer.metadata
+    if meta.encryption_algorithm is not None:
+        raise UnsupportedParquetError(f"{footer.path}: the file is encrypted (plaintext footer); "
+                                      f"{consequence}")
+    for g, rg in enumerate(meta.row_groups or ()):
+        for c, chunk in enumerate(rg.columns):
+            if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
+                raise UnsupportedParquetError(
+                    f"{footer.path}: row group {g}, column {footer.columns[c].name!r} is "
+                    f"encrypted; {consequence}")
+
+
 def read_footer(source: str | os.PathLike[str] | IO[bytes]) -> Footer:
     """Read and check the footer of a Parquet file (a path or a binary file)."""
     if isinstance(source, (str, os.PathLike)):

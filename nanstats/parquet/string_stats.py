@@ -29,14 +29,12 @@ StringBounds(num_values=5, null_count=1, min=b'Art' (truncated), max=b'Zaq' (tru
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.core.byte_bounds import truncate_max, truncate_min
-from nanstats.core.rules import BoundaryOrder, boundary_order
+from nanstats.core.byte_bounds import StringBounds, StringChunkStats, truncate_max, truncate_min
 from nanstats.core.table import page_starts_for
 from nanstats.errors import UnsupportedParquetError
 from nanstats.metadata.footer import Footer, LeafColumn
@@ -44,64 +42,6 @@ from nanstats.metadata.pages import Page
 from nanstats.metadata.thrift import pq
 from nanstats.parquet.recompute import _combine, _leaf_of, checked_page_starts
 from nanstats.prune.reading_rules import leaf_kind
-
-
-@dataclass(frozen=True)
-class StringBounds:
-    """Counts and truncated bounds of one scope (a page or a chunk).
-
-    ``min_value``/``max_value`` are None when every value is null (or the
-    scope is empty); ``min_exact``/``max_exact`` are True exactly when the
-    stored bound is the true minimum/maximum itself.
-    """
-
-    num_values: int
-    null_count: int
-    min_value: bytes | None
-    max_value: bytes | None
-    min_exact: bool
-    max_exact: bool
-
-    @property
-    def all_null(self) -> bool:
-        """True when the scope holds no non-null value."""
-        return self.min_value is None
-
-    def __repr__(self) -> str:
-        if self.all_null:
-            return f"StringBounds(num_values={self.num_values}, null_count={self.null_count})"
-
-        def show(value: bytes | None, exact: bool) -> str:
-            return f"{value!r}" + ("" if exact else " (truncated)")
-
-        return (f"StringBounds(num_values={self.num_values}, null_count={self.null_count}, "
-                f"min={show(self.min_value, self.min_exact)}, "
-                f"max={show(self.max_value, self.max_exact)})")
-
-
-@dataclass(frozen=True, eq=False)
-class StringChunkStats:
-    """Truncated statistics of one string column chunk.
-
-    ``chunk`` covers the whole chunk, ``pages`` has one entry per data page
-    (in file order), ``page_starts`` the row at which each data page starts,
-    ``n`` the truncation length in bytes.
-    """
-
-    chunk: StringBounds
-    pages: tuple[StringBounds, ...]
-    page_starts: npt.NDArray[np.int64]
-    n: int
-
-    def boundary_order(self) -> BoundaryOrder:
-        """The ColumnIndex boundary order of the stored (truncated) page bounds.
-
-        Null pages are left out; bytes compare as unsigned bytes.
-        """
-        kept = [p for p in self.pages if not p.all_null]
-        mins = np.array([p.min_value for p in kept], dtype=object)
-        maxs = np.array([p.max_value for p in kept], dtype=object)
-        return boundary_order(mins, maxs)  # works on any ordered values (bytes here)
 
 
 def check_truncate(n: Any) -> int:
@@ -242,5 +182,5 @@ def string_leaf_arrays(parquet_file: Any, footer: Footer, row_group: int,
     return out
 
 
-__all__ = ["StringBounds", "StringChunkStats", "bounds_of", "check_truncate", "is_string_leaf",
+__all__ = ["bounds_of", "check_truncate", "is_string_leaf",
            "string_leaf_arrays", "string_stats", "string_stats_for_array"]

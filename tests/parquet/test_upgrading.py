@@ -25,8 +25,9 @@ from nanstats.metadata.footer import read_footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import chunk_range, read_pages
 from nanstats.metadata.thrift import decode, encode, pq
-from nanstats.parquet import upgrading as upgrade_module
 from nanstats.parquet.upgrading import UpgradeReport, upgrade
+from nanstats.parquet.upgrading import layout as layout_module
+from nanstats.parquet.upgrading import writer as writer_module
 from tests.parquet.corpus import bits_view
 
 # --------------------------------------------------------------------------- helpers
@@ -453,8 +454,8 @@ def test_failure_midway_leaves_nothing(tmp_path, monkeypatch):
             raise RuntimeError("disk on fire")
         return real(*args, **kwargs)
 
-    real = upgrade_module._write_chunk
-    monkeypatch.setattr(upgrade_module, "_write_chunk", boom)
+    real = layout_module.write_chunk
+    monkeypatch.setattr(layout_module, "write_chunk", boom)
     with pytest.raises(RuntimeError, match="disk on fire"):
         upgrade(src, dst)
     assert sorted(os.listdir(tmp_path)) == ["src.parquet"]
@@ -473,7 +474,7 @@ def test_failure_at_fsync_leaves_nothing(tmp_path, monkeypatch):
     def fail(fd):
         raise OSError("fsync failed")
 
-    monkeypatch.setattr(upgrade_module.os, "fsync", fail)
+    monkeypatch.setattr(writer_module.os, "fsync", fail)
     with pytest.raises(OSError, match="fsync failed"):
         upgrade(src, tmp_path / "dst.parquet")
     assert sorted(os.listdir(tmp_path)) == ["src.parquet"]

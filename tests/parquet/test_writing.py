@@ -12,7 +12,7 @@ import pytest
 from nanstats.metadata.footer import read_footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import read_pages
-from nanstats.parquet import upgrading as upgrade_module
+from nanstats.parquet.upgrading import layout as layout_module
 from nanstats.parquet.writing import write_table
 from tests.parquet.test_upgrading import check_upgraded, sample_table, table_bits
 
@@ -66,7 +66,7 @@ def test_bad_input_leaves_nothing(tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("stop")
 
-    monkeypatch.setattr(upgrade_module, "_write_chunk", boom)
+    monkeypatch.setattr(layout_module, "write_chunk", boom)
     with pytest.raises(RuntimeError, match="stop"):
         write_table(sample_table(), tmp_path / "t.parquet")
     assert os.listdir(tmp_path) == []

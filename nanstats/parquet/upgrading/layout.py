@@ -1,0 +1,209 @@
+"""Where everything lands in the output: pages, page headers, offsets that move.
+
+Layout of the output: ``PAR1``, the row groups' column chunks (in leaf
+order), the bloom filters, all ColumnIndexes, all OffsetIndexes, the footer.
+:func:`write_chunk` writes one chunk (page payloads copied byte for byte,
+headers re-encoded with the new statistics) and records every offset that
+moved; the other functions write what follows the chunks.
+
+>>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+>>> from nanstats.metadata.footer import read_footer
+>>> from nanstats.parquet.upgrading.plan import read_chunk
+>>> from nanstats.parquet.upgrading.writer import Writer
+>>> d = tempfile.mkdtemp()
+>>> path = os.path.join(d, "t.parquet")
+>>> papq.write_table(pa.table({"x": [1.0, np.nan]}), path)
+>>> footer = read_footer(path)
+>>> with open(path, "rb") as f, open(os.path.join(d, "out"), "wb") as out:
+...     w = Writer(out.fileno(), f.fileno())
+...     _ = w.write(b"PAR1")
+...     ch = read_chunk(f, footer, 0, footer.columns[0])
+...     write_chunk(w, ch)     # copied as it was: same place, same size
+...     w.flush()
+>>> ch.new.meta_data.data_page_offset == ch.old.meta_data.data_page_offset, w.pos == ch.start + ch.length
+(True, True)
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import IO, Any
+
+from nanstats.errors import ParquetFormatError
+from nanstats.metadata.footer import Footer
+from nanstats.metadata.thrift import decode, encode, pq
+from nanstats.parquet.source_map import SourceMap
+from nanstats.parquet.upgrading.plan import Chunk
+from nanstats.parquet.upgrading.writer import Writer
+
+
+def write_chunk(w: Writer, ch: Chunk) -> None:
+    """Write one chunk: pages copied, headers and indexes rewritten from ``ch.stats``."""
+    path = ch.path
+    new_start = w.pos
+    page_stats = iter(ch.stats.pages) if ch.stats is not None else None
+    delta = 0  # change in header bytes
+    shift = 0  # where the pages of a chunk copied whole moved by
+    locations: list[tuple[int, int]] = []  # new (offset, size) of each data page
+    dict_offset = index_offset = None
+    old_meta = ch.old.meta_data
+    for page in ch.pages:
+        if page_stats is not None and page.is_data:
+            header = page.header
+            sub = header.data_page_header if header.type == pq.PAGE_DATA else \
+                header.data_page_header_v2
+            # The new statistics put in for the encoding and taken out again
+            # (cheaper than copying two structs per page).
+            old_stats, sub.statistics = sub.statistics, next(page_stats)
+            try:
+                raw_header = encode_rewritten(header, path, f"the page header at byte "
+                                               f"{page.offset}")
+            finally:
+                sub.statistics = old_stats
+            delta += len(raw_header) - page.header_length
+            at = w.write(raw_header)
+            w.copy(page.data_offset, page.compressed_page_size, path)
+        elif page_stats is None and page is ch.pages[0]:
+            # A chunk kept as it is: all its pages in one copy.
+            at = w.copy(ch.start, ch.length, path)
+            shift = at - page.offset
+        else:
+            at = page.offset + shift if page_stats is None else \
+                w.copy(page.offset, page.end - page.offset, path)
+        if page.is_data:
+            size = page.end - page.offset + (len(raw_header) - page.header_length
+                                             if page_stats is not None else 0)
+            locations.append((at, size))
+        elif page.page_type == pq.PAGE_DICTIONARY:
+            dict_offset = at
+        elif page.offset == old_meta.index_page_offset:
+            index_offset = at
+    new_meta = copy.copy(old_meta)
+    new_meta.data_page_offset = locations[0][0] if locations else new_start
+    new_meta.dictionary_page_offset = dict_offset
+    new_meta.index_page_offset = index_offset
+    if not ch.pages and ch.length:  # pragma: no cover - read_pages tiles the chunk
+        raise AssertionError("a chunk with bytes but no pages")
+    new_meta.total_compressed_size = w.pos - new_start
+    if old_meta.total_uncompressed_size is not None:
+        new_meta.total_uncompressed_size = old_meta.total_uncompressed_size + delta
+    if ch.stats is not None:
+        new_meta.statistics = ch.stats.chunk
+    new = copy.copy(ch.old)
+    new.meta_data = new_meta
+    old_end = ch.start + ch.length
+    if ch.old.file_offset is not None and ch.old.file_offset != 0:
+        # Deprecated; writers put the chunk's start or its end (where old
+        # writers put the ColumnMetaData) there: keep the meaning.
+        new.file_offset = w.pos if ch.old.file_offset == old_end else new_start
+    ch.new = new
+    # Page index.
+    if ch.stats is not None:
+        ch.new_ci = ch.stats.column_index
+        if locations:
+            firsts = ch.stats.page_starts
+            extra = ch.oi.unencoded_byte_array_data_bytes if ch.oi is not None else None
+            ch.new_oi = encode_rewritten(pq.OffsetIndex(
+                page_locations=[pq.PageLocation(offset=o, compressed_page_size=s,
+                                                first_row_index=r)
+                                for (o, s), r in zip(locations, firsts, strict=True)],
+                unencoded_byte_array_data_bytes=extra), path, "the OffsetIndex")
+    else:
+        ch.new_ci = ch.ci_raw
+        if ch.oi is not None:
+            new_oi = copy.copy(ch.oi)
+            new_oi.page_locations = [
+                pq.PageLocation(offset=o, compressed_page_size=s,
+                                first_row_index=loc.first_row_index)
+                for (o, s), loc in zip(locations, ch.oi.page_locations, strict=True)]
+            ch.new_oi = encode_rewritten(new_oi, path, "the OffsetIndex")
+
+
+def encode_rewritten(obj: Any, path: str, what: str) -> bytes:
+    """Encode a structure rebuilt from the source's; ParquetFormatError if a value is out of range.
+
+    Values come from the source (and sizes are its sizes plus the change in
+    header bytes), so a hostile footer can carry one that no longer fits
+    its Thrift type (an i64 size at its maximum, say).
+    """
+    try:
+        return encode(obj)
+    except (OverflowError, ValueError, TypeError) as exc:
+        raise ParquetFormatError(f"cannot encode {what}: a value taken from the source is out "
+                                 f"of range ({type(exc).__name__}: {exc})", path=path) from None
+
+
+def new_row_group(rg: Any, chunks: list[Chunk]) -> Any:
+    """The RowGroup of written chunks: their ColumnChunks, its offset and sizes moved."""
+    new = copy.copy(rg)
+    new.columns = [ch.new for ch in chunks]
+    sizes = [ch.new.meta_data.total_compressed_size for ch in chunks]
+    if chunks:
+        first = chunks[0].new.meta_data
+        start = first.dictionary_page_offset if first.dictionary_page_offset is not None \
+            else first.data_page_offset
+        if rg.file_offset is not None:
+            new.file_offset = start
+    if rg.total_compressed_size is not None:
+        new.total_compressed_size = sum(sizes)
+    if rg.total_byte_size is not None:
+        new.total_byte_size = rg.total_byte_size + sum(
+            (ch.new.meta_data.total_uncompressed_size or 0)
+            - (ch.old.meta_data.total_uncompressed_size or 0) for ch in chunks)
+    return new
+
+
+def _bloom_range(f: IO[bytes], footer: Footer, meta: Any, where: str) -> tuple[int, int]:
+    off, length = meta.bloom_filter_offset, meta.bloom_filter_length
+    if off < 4 or off >= footer.metadata_offset:
+        raise ParquetFormatError(f"{where}: bloom filter offset {off} lies outside the data "
+                                 "region", path=footer.path, offset=off)
+    if length is None:  # older writers: size = header + numBytes
+        f.seek(off)
+        header, used = decode(pq.BloomFilterHeader, f.read(min(256, footer.metadata_offset - off)),
+                              path=footer.path, offset=off, what=f"bloom filter header of {where}")
+        if header.numBytes is None or header.numBytes < 0:
+            raise ParquetFormatError(f"{where}: bloom filter of {header.numBytes} bytes",
+                                     path=footer.path, offset=off)
+        length = used + header.numBytes
+    if length <= 0 or off + length > footer.metadata_offset:
+        raise ParquetFormatError(f"{where}: bloom filter at bytes {off}..{off + length} lies "
+                                 "outside the data region", path=footer.path, offset=off)
+    return off, length
+
+
+def write_bloom_filters(w: Writer, f: IO[bytes], footer: Footer,
+                         all_chunks: list[list[Chunk]], source: SourceMap | None) -> int:
+    """Copy the bloom filters of the written chunks (after all chunks, as the
+    source has them); returns how many."""
+    count = 0
+    for g, chunks in enumerate(all_chunks):
+        for ch in chunks:
+            meta = ch.new.meta_data
+            if meta.bloom_filter_offset is None:
+                continue
+            where = f"row group {g}, column {ch.leaf.name!r}"
+            off, length = _bloom_range(f, footer, ch.old.meta_data, where)
+            if source is not None:
+                source.populate(off, length)
+            meta.bloom_filter_offset = w.copy(off, length, footer.path)
+            count += 1
+    return count
+
+
+def write_page_indexes(w: Writer, all_chunks: list[list[Chunk]]) -> None:
+    """Write every ColumnIndex, then every OffsetIndex, and point the chunks at them."""
+    for chunks in all_chunks:
+        for ch in chunks:
+            if ch.new_ci is not None:
+                ch.new.column_index_offset = w.write(ch.new_ci)
+                ch.new.column_index_length = len(ch.new_ci)
+            else:
+                ch.new.column_index_offset = ch.new.column_index_length = None
+    for chunks in all_chunks:
+        for ch in chunks:
+            if ch.new_oi is not None:
+                ch.new.offset_index_offset = w.write(ch.new_oi)
+                ch.new.offset_index_length = len(ch.new_oi)
+            else:
+                ch.new.offset_index_offset = ch.new.offset_index_length = None

@@ -1,0 +1,290 @@
+"""The output of an upgrade: a new file written beside ``dst``, batched,
+synced and renamed over ``dst`` only when complete.
+
+:func:`new_file` gives the file descriptor of a temporary file in the
+directory of ``dst`` and, when its block ends without an error, fsyncs it,
+renames it over ``dst`` and fsyncs the directory; on any error the
+temporary file is removed and ``dst`` is left as it was.  :class:`Writer`
+appends to it: new bytes and copies of source ranges, queued and written
+with ``writev``.
+
+>>> import os, tempfile
+>>> d = tempfile.mkdtemp()
+>>> src, dst = os.path.join(d, "src"), os.path.join(d, "dst")
+>>> with open(src, "wb") as out:
+...     _ = out.write(b"0123456789")
+>>> with new_file(dst) as fd, open(src, "rb") as f:
+...     w = Writer(fd, f.fileno())
+...     w.write(b"<"), w.copy(2, 3, src), w.write(b">")
+...     w.flush()
+(0, 1, 4)
+>>> import pathlib
+>>> pathlib.Path(dst).read_bytes(), sorted(os.listdir(d))
+(b'<234>', ['dst', 'src'])
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from nanstats.errors import ParquetFormatError
+from nanstats.parquet.source_map import SourceMap
+
+_BATCH = 1 << 24  # bytes queued before a write; larger pieces go by copy_file_range
+_IOV_MAX = 1024
+_HAS_PREADV = hasattr(os, "preadv")
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name the same file (by path, or by inode when both exist).
+
+    >>> same_file("/tmp/../tmp/x", "/tmp/x")
+    True
+    """
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+@contextmanager
+def new_file(dst: str) -> Iterator[int]:
+    """A temporary file beside ``dst`` (its descriptor), renamed over ``dst`` when complete.
+
+    Created with the permissions a new file gets (0o666 less the umask);
+    fsynced before the rename, the directory fsynced after it.  On an error
+    the temporary file is removed and ``dst`` untouched.  See the module
+    example.
+    """
+    directory = os.path.dirname(os.path.abspath(dst))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(dst)}.",
+                               suffix=".nanstats-tmp")
+    try:
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())
+            yield fd
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, dst)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_directory(directory)
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    mask = os.umask(0o022)  # pragma: no cover
+    os.umask(mask)  # pragma: no cover
+    return mask  # pragma: no cover
+
+
+def _fsync_directory(directory: str) -> None:
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(dfd)
+
+
+class Writer:
+    """Appends to the output file descriptor and counts the bytes written.
+
+    Writes and copies are queued and written out in batches with ``writev``
+    (one system call for thousands of pages instead of one per page): the
+    new page headers interleaved with the page payloads, taken straight
+    from the memory-mapped source when there is one (``source``, see
+    ``nanstats.parquet.source_map``; its ranges are populated by the
+    caller), else read a stretch at a time with one ``pread`` into a reused
+    buffer.  A piece larger than the batch (a chunk kept as it is) is
+    copied by the kernel (``os.copy_file_range``) where the platform allows.
+    Between row groups, :meth:`start_writeback` has a background thread
+    ``fdatasync`` what was written so far, so that the final ``fsync`` has
+    little left to do.
+    """
+
+    def __init__(self, fd: int, src_fd: int, source: SourceMap | None = None) -> None:
+        self.fd, self.src_fd = fd, src_fd
+        self.source = source
+        self.pos = 0
+        self.segments: list[bytes | tuple[int, int, str]] = []
+        self.queued = 0
+        self.kernel_copy = hasattr(os, "copy_file_range")
+        self._sync: Any = None
+        self._executor: Any = None
+        # One read buffer, reused: fresh memory for every batch costs a page
+        # fault per 4 KiB, more than the copy itself.
+        self._buffer = memoryview(bytearray(0))
+
+    def _read_into(self, offset: int, length: int) -> int:
+        """Read up to ``length`` source bytes from ``offset`` into the buffer."""
+        if len(self._buffer) < length:
+            self._buffer = memoryview(bytearray(length))
+        got = 0
+        while got < length:
+            if _HAS_PREADV:
+                n = os.preadv(self.src_fd, [self._buffer[got:length]], offset + got)
+            else:  # no preadv on this platform: read, then copy in
+                data = os.pread(self.src_fd, length - got, offset + got)
+                n = len(data)
+                self._buffer[got:got + n] = data
+            if n == 0:
+                break
+            got += n
+        return got
+
+    def write(self, data: bytes | memoryview) -> int:
+        """Append bytes; returns the offset they start at."""
+        start = self.pos
+        self.segments.append(bytes(data))
+        self.pos += len(data)
+        self.queued += len(data)
+        if self.queued >= _BATCH:
+            self.flush()
+        return start
+
+    def copy(self, offset: int, length: int, path: str) -> int:
+        """Append ``length`` bytes of the source from ``offset``; returns where they start."""
+        start = self.pos
+        if length >= _BATCH:
+            self.flush()
+            self._copy_now(offset, length, path)
+        else:
+            self.segments.append((offset, length, path))
+            self.queued += length
+            if self.queued >= _BATCH:
+                self.flush()
+        self.pos += length
+        return start
+
+    def _copy_now(self, offset: int, length: int, path: str) -> None:
+        end = offset + length
+        while offset < end:
+            n = 0
+            if self.kernel_copy:
+                try:
+                    n = os.copy_file_range(self.src_fd, self.fd, end - offset, offset)
+                except OSError:  # another file system, or not supported here
+                    self.kernel_copy = False
+                    continue
+            else:
+                data = os.pread(self.src_fd, min(end - offset, _BATCH), offset)
+                n = len(data)
+                self._write_all([data])
+            if n == 0:
+                raise ParquetFormatError("the file ends inside a page", path=path, offset=offset)
+            offset += n
+
+    def _write_all(self, iov: list[Any]) -> None:
+        """writev every buffer, resuming after partial writes."""
+        views = [memoryview(b) for b in iov if len(b)]
+        while views:
+            batch = views[:_IOV_MAX]
+            written = os.writev(self.fd, batch)
+            while written and views:
+                if written >= len(views[0]):
+                    written -= len(views.pop(0))
+                else:
+                    views[0] = views[0][written:]
+                    written = 0
+
+    def flush(self) -> None:
+        """Write out everything queued."""
+        segs, self.segments, self.queued = self.segments, [], 0
+        if self.source is not None:
+            self._write_all(self._mapped_iov(segs, self.source))
+        else:
+            self._write_read(segs)
+
+    @staticmethod
+    def _mapped_iov(segs: list[bytes | tuple[int, int, str]], source: SourceMap) -> list[Any]:
+        """The queued pieces as buffers: new bytes as they are, copies as slices of the map."""
+        iov: list[Any] = []
+        for seg in segs:
+            if isinstance(seg, bytes):
+                iov.append(seg)
+                continue
+            offset, length, path = seg
+            if offset + length > source.size:
+                raise ParquetFormatError("the file ends inside a page", path=path,
+                                         offset=source.size)
+            iov.append(source.view[offset:offset + length])
+        return iov
+
+    def _write_read(self, segs: list[bytes | tuple[int, int, str]]) -> None:
+        """Write the queued pieces, reading the copies into the buffer a stretch at a time."""
+        iov: list[Any] = []
+        buf: memoryview | None = None
+        buf_lo = buf_hi = 0
+        for i, seg in enumerate(segs):
+            if isinstance(seg, bytes):
+                iov.append(seg)
+                continue
+            offset, length, path = seg
+            if buf is None or offset < buf_lo or offset + length > buf_hi:
+                # One read for this piece and the queued pieces that follow it
+                # closely in the source (the next pages of the chunk).
+                end = offset + length
+                for later in itertools.islice(segs, i + 1, None):
+                    if isinstance(later, bytes):
+                        continue
+                    if later[0] < end or later[0] + later[1] - offset > 2 * _BATCH:
+                        break
+                    end = later[0] + later[1]
+                if buf is not None:
+                    # The read buffer is about to be reused: write what
+                    # points into it first.
+                    self._write_all(iov)
+                    iov = []
+                got = self._read_into(offset, end - offset)
+                if got < length:
+                    raise ParquetFormatError("the file ends inside a page", path=path,
+                                             offset=offset + got)
+                buf, buf_lo, buf_hi = self._buffer[:got], offset, offset + got
+            iov.append(buf[offset - buf_lo:offset - buf_lo + length])
+        self._write_all(iov)
+
+    def start_writeback(self) -> None:
+        """Flush and, unless one is running, start a background fdatasync."""
+        self.flush()
+        if self._sync is not None and not self._sync.done():
+            return
+        if self._sync is not None:
+            self._sync.result()  # raise its error, if any
+        if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="nanstats-writeback")
+        self._sync = self._executor.submit(os.fdatasync, self.fd)
+
+    def wait_for_writeback(self) -> None:
+        """Wait for the background fdatasync (raising its error) and stop the thread."""
+        if self._executor is None:
+            return
+        try:
+            self._sync.result()
+        finally:
+            self._executor.shutdown()
+            self._executor = None
