@@ -1,8 +1,12 @@
-"""The writing rules of the two float column orders (SPEC.md section 3).
+"""The writing rules of the two float column orders (SPEC.md section 3), and
+the same rules in the form that checks what a file wrote.
 
 One source of truth: both the footer/page-header ``Statistics`` of a single
 scope and the per-page bounds of a ``ColumnIndex`` come from
-:func:`bounds_to_write`, vectorised over the rows of a StatsTable.
+:func:`bounds_to_write`, vectorised over the rows of a StatsTable; a
+checker (``verify``) asks :func:`bounds_within_rules`,
+:func:`breaks_zero_rule`, :func:`excludes_extreme` and :func:`order_keys`,
+vectorised over the written bounds.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from nanstats.core.floats import FloatType
 from nanstats.core.table import StatsTable
 
 ColumnOrderName = Literal["ieee754", "type_order"]
@@ -136,3 +141,133 @@ def boundary_order(min_keys: npt.NDArray[np.int64], max_keys: npt.NDArray[np.int
     if (lo0 >= lo1).all() and (hi0 >= hi1).all():
         return "DESCENDING"
     return "UNORDERED"
+
+
+# ------------------------------------------------------------------ checking
+#
+# The same rules in the form a checker needs: given bounds a file wrote
+# (bit patterns, vectorised over scopes), which break them.
+
+
+def numeric_keys(ft: FloatType, bits: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Keys ordering non-NaN values as numbers (-0.0 equal to +0.0), as TYPE_ORDER does.
+
+    >>> from nanstats.core.floats import DOUBLE
+    >>> k = numeric_keys(DOUBLE, [0x8000000000000000, 0, 0x3FF0000000000000])
+    >>> bool(k[0] == k[1] < k[2])
+    True
+    """
+    b = np.asarray(bits, dtype=ft.bits_dtype)
+    zero = (b & ft.bits_dtype.type(ft.abs_mask)) == 0
+    return ft.bits_to_keys(np.where(zero, ft.bits_dtype.type(0), b))
+
+
+def excludes_extreme(ft: FloatType, bits: npt.ArrayLike, extreme: npt.ArrayLike,
+                     is_min: bool) -> npt.NDArray[np.bool_]:
+    """Where a non-NaN bound excludes the scope's non-NaN extreme, compared as numbers.
+
+    >>> from nanstats.core.floats import DOUBLE
+    >>> excludes_extreme(DOUBLE, [0x4000000000000000, 0x8000000000000000],
+    ...                  [0x3FF0000000000000, 0], True).tolist()   # 2.0 > 1.0; -0.0 == +0.0
+    [True, False]
+    """
+    key, want = numeric_keys(ft, bits), numeric_keys(ft, extreme)
+    out: npt.NDArray[np.bool_] = key > want if is_min else key < want
+    return out
+
+
+def breaks_zero_rule(ft: FloatType, bits: npt.ArrayLike, extreme: npt.ArrayLike,
+                     is_min: bool) -> npt.NDArray[np.bool_]:
+    """TYPE_ORDER: where a zero extreme is written as the wrong zero (a zero min
+    must be -0.0, a zero max +0.0).
+
+    >>> from nanstats.core.floats import FLOAT
+    >>> breaks_zero_rule(FLOAT, [0, 0x80000000], [0x80000000, 0], True).tolist()
+    [True, False]
+    """
+    b = np.asarray(bits, dtype=ft.bits_dtype)
+    e = np.asarray(extreme, dtype=ft.bits_dtype)
+    abs_mask = ft.bits_dtype.type(ft.abs_mask)
+    zero = ft.bits_dtype.type(ft.sign_mask if is_min else 0)
+    out: npt.NDArray[np.bool_] = ((e & abs_mask) == 0) & ((b & abs_mask) == 0) & (b != zero)
+    return out
+
+
+def bounds_within_rules(table: StatsTable, order: ColumnOrderName, bits: npt.ArrayLike,
+                        ok: npt.NDArray[np.bool_], is_min: bool) -> npt.NDArray[np.bool_]:
+    """Scopes whose written bound (``bits``; ``ok`` False where it is malformed)
+    certainly breaks no rule of ``order``.
+
+    ``ieee754``: the bound is exactly the one :func:`bounds_to_write` gives.
+    ``type_order``: a non-NaN bound for a scope with non-NaN values that
+    excludes none of them and keeps the zero rule (wider bounds are allowed).
+    A scope this leaves out may still be fine: its bound is checked one by
+    one.
+
+    >>> import numpy as np
+    >>> from nanstats.core.inputs import from_numpy
+    >>> from nanstats.core.table import page_starts_for, scan
+    >>> t = scan(from_numpy(np.array([1.0, -0.0])), page_starts_for(2, page_rows=1))
+    >>> mins = np.array([0x3FF0000000000000, 0], dtype=np.uint64)   # 1.0, +0.0
+    >>> ok = np.ones(2, dtype=bool)
+    >>> bounds_within_rules(t, "type_order", mins, ok, True).tolist()   # +0.0 breaks the zero rule
+    [True, False]
+    >>> bounds_within_rules(t, "ieee754", mins, ok, True).tolist()      # -0.0 was the minimum
+    [True, False]
+    """
+    ft = table.float_type
+    b = np.asarray(bits, dtype=ft.bits_dtype)
+    if order == "ieee754":
+        want = bounds_to_write(table, "ieee754")
+        want_bits = want.min_bits if is_min else want.max_bits
+        exact: npt.NDArray[np.bool_] = ok & want.present & (b == want_bits)
+        return exact
+    has_values = table.value_count > 0
+    extreme = ft.keys_to_bits(table.keys[:, 0 if is_min else 1])
+    clean: npt.NDArray[np.bool_] = ok & has_values & ~ft.is_nan_array(b) & \
+        ~excludes_extreme(ft, b, extreme, is_min) & ~breaks_zero_rule(ft, b, extreme, is_min)
+    return clean
+
+
+def order_keys(ft: FloatType, order: ColumnOrderName, min_bits: npt.ArrayLike,
+               max_bits: npt.ArrayLike,
+               used: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The keys by which ``order`` sorts the bounds of the ``used`` pages, for
+    checking a claimed boundary order.
+
+    ``ieee754``: totalOrder keys.  ``type_order``: pages with a NaN bound are
+    left out (NaN has no place in that order) and the zeros compare equal.
+
+    >>> import numpy as np
+    >>> from nanstats.core.floats import DOUBLE
+    >>> lo = np.array([0x8000000000000000, 0, 0x7FF8000000000000], dtype=np.uint64)
+    >>> used = np.ones(3, dtype=bool)
+    >>> [k.tolist() == sorted(k.tolist()) for k in order_keys(DOUBLE, "ieee754", lo, lo, used)]
+    [True, True]
+    >>> len(order_keys(DOUBLE, "type_order", lo, lo, used)[0])    # the NaN page left out
+    2
+    """
+    if order == "ieee754":
+        lo, hi = ft.bits_to_keys(min_bits), ft.bits_to_keys(max_bits)
+    else:
+        used = used & ~(ft.is_nan_array(min_bits) | ft.is_nan_array(max_bits))
+        lo, hi = numeric_keys(ft, min_bits), numeric_keys(ft, max_bits)
+    return lo[used], hi[used]
+
+
+def claimed_order_holds(claim: BoundaryOrder, min_keys: npt.NDArray[np.int64],
+                        max_keys: npt.NDArray[np.int64]) -> bool:
+    """Whether both bound lists keep a claimed boundary order (UNORDERED always holds).
+
+    >>> import numpy as np
+    >>> claimed_order_holds("ASCENDING", np.array([1, 2]), np.array([3, 3]))
+    True
+    >>> claimed_order_holds("DESCENDING", np.array([1, 2]), np.array([3, 3]))
+    False
+    """
+    lo0, lo1, hi0, hi1 = min_keys[:-1], min_keys[1:], max_keys[:-1], max_keys[1:]
+    if claim == "ASCENDING":
+        return bool((lo0 <= lo1).all() and (hi0 <= hi1).all())
+    if claim == "DESCENDING":
+        return bool((lo0 >= lo1).all() and (hi0 >= hi1).all())
+    return True

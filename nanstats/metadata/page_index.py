@@ -13,12 +13,23 @@ length is checked against that region before anything is read.
 ...     ci, oi = read_page_index(f, footer, 0, 0)
 >>> len(oi.page_locations), ci.null_pages
 (3, [False, False, False])
+
+Readers take it decoded once into columnar values, :class:`PageIndex`:
+
+>>> index = PageIndex.from_thrift(ci, oi)
+>>> index.first_row_index.tolist(), index.null_pages.tolist(), index.boundary_order
+([0, 1, 2], [False, False, False], 'ASCENDING')
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO, Any
 
+import numpy as np
+import numpy.typing as npt
+
+from nanstats.core.rules import BoundaryOrder
 from nanstats.errors import ParquetFormatError
 from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 from nanstats.metadata.footer import Footer
@@ -45,6 +56,71 @@ def read_page_index(f: IO[bytes] | None, footer: Footer, row_group: int, leaf: i
     return ci, oi
 
 
+@dataclass(frozen=True, eq=False)
+class PageIndex:
+    """The page index of one column chunk, decoded once into columnar values.
+
+    One entry per data page.  The ColumnIndex fields (``null_pages``,
+    ``min_values``/``max_values`` as the PLAIN bytes written,
+    ``null_counts``/``nan_counts`` or None where the writer left them out,
+    ``boundary_order`` by name) are None when the chunk has no ColumnIndex;
+    the OffsetIndex fields (``first_row_index``, ``offsets``,
+    ``compressed_sizes``) None when it has no OffsetIndex.
+
+    >>> from nanstats.metadata.thrift import pq
+    >>> ci = pq.ColumnIndex(null_pages=[False, True], min_values=[b"a", b""],
+    ...                     max_values=[b"b", b""], boundary_order=1, null_counts=[0, 4])
+    >>> index = PageIndex.from_thrift(ci, None)
+    >>> index.num_pages, index.null_counts.tolist(), index.nan_counts, index.has_offset_index
+    (2, [0, 4], None, False)
+    """
+
+    num_pages: int
+    null_pages: npt.NDArray[np.bool_] | None
+    min_values: list[bytes] | None
+    max_values: list[bytes] | None
+    null_counts: npt.NDArray[np.int64] | None
+    nan_counts: npt.NDArray[np.int64] | None
+    boundary_order: BoundaryOrder | None
+    first_row_index: npt.NDArray[np.int64] | None
+    offsets: npt.NDArray[np.int64] | None
+    compressed_sizes: npt.NDArray[np.int64] | None
+
+    @property
+    def has_column_index(self) -> bool:
+        """True when the chunk has a ColumnIndex."""
+        return self.null_pages is not None
+
+    @property
+    def has_offset_index(self) -> bool:
+        """True when the chunk has an OffsetIndex."""
+        return self.first_row_index is not None
+
+    @classmethod
+    def from_thrift(cls, ci: Any, oi: Any) -> PageIndex:
+        """The values of a (checked) Thrift ColumnIndex and OffsetIndex, either may be None."""
+        n = len(ci.null_pages) if ci is not None else len(oi.page_locations) if oi else 0
+        null_pages = min_values = max_values = null_counts = nan_counts = None
+        order = None
+        if ci is not None:
+            null_pages = np.array([bool(b) for b in ci.null_pages], dtype=bool)
+            min_values, max_values = list(ci.min_values), list(ci.max_values)
+            null_counts = _int64s(ci.null_counts)
+            nan_counts = _int64s(ci.nan_counts)
+            order = BOUNDARY_ORDER_NAMES.get(ci.boundary_order)
+        firsts = offsets = sizes = None
+        if oi is not None:
+            locs = np.array([(loc.offset, loc.compressed_page_size, loc.first_row_index)
+                             for loc in oi.page_locations], dtype=np.int64).reshape(-1, 3)
+            offsets, sizes, firsts = locs[:, 0], locs[:, 1], locs[:, 2]
+        return cls(n, null_pages, min_values, max_values, null_counts, nan_counts, order,
+                   firsts, offsets, sizes)
+
+
+def _int64s(values: list[int] | None) -> npt.NDArray[np.int64] | None:
+    return None if values is None else np.array(values, dtype=np.int64)
+
+
 class PageIndexRegion:
     """The bytes of every page index of a file, read at once (for reading many).
 
@@ -64,6 +140,21 @@ class PageIndexRegion:
     def read_page_index(self, footer: Footer, row_group: int, leaf: int) -> tuple[Any, Any]:
         """As :func:`read_page_index`, from the region in memory."""
         return read_page_index(None, footer, row_group, leaf, region=self)
+
+    def page_index(self, footer: Footer, row_group: int, leaf: int) -> PageIndex:
+        """The page index of one column chunk, read, checked and decoded to values.
+
+        >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+        >>> from nanstats.metadata.footer import read_footer
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+        >>> papq.write_table(pa.table({"x": [1.0, None]}), path, write_page_index=True)
+        >>> footer = read_footer(path)
+        >>> with open(path, "rb") as f:
+        ...     index = PageIndexRegion(f, footer).page_index(footer, 0, 0)
+        >>> index.null_counts.tolist(), len(index.offsets), index.min_values
+        ([1], 1, [b'\\x00\\x00\\x00\\x00\\x00\\x00\\xf0?'])
+        """
+        return PageIndex.from_thrift(*self.read_page_index(footer, row_group, leaf))
 
 
 def _read(f: IO[bytes] | None, footer: Footer, offset: int | None, length: int | None,

@@ -78,13 +78,25 @@ import numpy as np
 import numpy.typing as npt
 
 from nanstats.core.floats import FloatType
-from nanstats.core.rules import boundary_order, bounds_to_write
+from nanstats.core.rules import (
+    ColumnOrderName,
+    boundary_order,
+    bounds_within_rules,
+    breaks_zero_rule,
+    claimed_order_holds,
+    excludes_extreme,
+    order_keys,
+)
 from nanstats.core.stats import ColumnStats
-from nanstats.core.table import StatsTable
-from nanstats.errors import UnsupportedParquetError
-from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
-from nanstats.metadata.footer import ColumnOrderKind, Footer, LeafColumn, read_footer
-from nanstats.metadata.page_index import PageIndexRegion
+from nanstats.metadata.convert import WrittenStatistics, written_statistics
+from nanstats.metadata.footer import (
+    ColumnOrderKind,
+    Footer,
+    LeafColumn,
+    read_footer,
+    refuse_encrypted,
+)
+from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.pages import Page, check_offset_index_pages, read_pages
 from nanstats.parquet.recompute import (
     ChunkStats,
@@ -192,24 +204,13 @@ def verify(path: str | os.PathLike[str]) -> list[Violation]:
         leaves = [c for c in footer.float_columns if c.max_repetition_level == 0]
         if not leaves:
             return []
-        _refuse_encrypted(footer)
+        refuse_encrypted(footer, "nanstats cannot decode its pages")
         region = PageIndexRegion(f, footer)
         with open_parquet_file(path) as parquet_file:
             found: list[Violation] = []
             for g in range(footer.num_row_groups):
                 found += _verify_row_group(f, parquet_file, footer, region, g, leaves)
     return found
-
-
-def _refuse_encrypted(footer: Footer) -> None:
-    if footer.metadata.encryption_algorithm is not None:
-        raise UnsupportedParquetError(f"{footer.path}: the file is encrypted (plaintext footer); "
-                                      "nanstats cannot decode its pages")
-    for rg in footer.metadata.row_groups or ():
-        for chunk in rg.columns:
-            if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
-                raise UnsupportedParquetError(f"{footer.path}: a column chunk is encrypted; "
-                                              "nanstats cannot decode its pages")
 
 
 def _verify_row_group(f: IO[bytes], parquet_file: Any, footer: Footer,
@@ -221,26 +222,28 @@ def _verify_row_group(f: IO[bytes], parquet_file: Any, footer: Footer,
         pages = read_pages(f, footer, g, leaf.index)
         ci, oi = region.read_page_index(footer, g, leaf.index)
         check_offset_index_pages(pages, oi, footer, g, leaf.index)
-        headers[leaf.index] = (pages, ci, oi)
+        headers[leaf.index] = (pages, oi, PageIndex.from_thrift(ci, oi))
     arrays = leaf_arrays(parquet_file, footer, g, [leaf.index for leaf in leaves])
     out: list[Violation] = []
     for leaf in leaves:
-        pages, ci, oi = headers[leaf.index]
+        pages, oi, index = headers[leaf.index]
         report = _Report(footer.path, leaf.name, g)
         where = f"row group {g}, column {leaf.name!r}"
-        if oi is not None and not _offset_index_matches_headers(report, pages, oi):
+        if index.first_row_index is not None and \
+                not _offset_index_matches_headers(report, pages, index.first_row_index):
             oi = None  # the headers' counts are what the data pages hold
         stats = stats_for_array(arrays.pop(leaf.index), pages, oi, path=footer.path,
                                 where=where)
-        _verify_chunk(report, footer, leaf, stats, ci)
+        _verify_chunk(report, footer, leaf, stats, index)
         out += report.found
     return out
 
 
-def _offset_index_matches_headers(report: _Report, pages: list[Page], oi: Any) -> bool:
+def _offset_index_matches_headers(report: _Report, pages: list[Page],
+                                  first_row_index: npt.NDArray[np.int64]) -> bool:
     """For flat and struct leaves a data page holds one value (or null) per row."""
     counts = [p.num_values or 0 for p in pages if p.is_data]
-    firsts = [loc.first_row_index for loc in oi.page_locations]
+    firsts = first_row_index.tolist()
     ok = True
     row = 0
     for i, (first, count) in enumerate(zip(firsts, counts, strict=True)):
@@ -252,26 +255,22 @@ def _offset_index_matches_headers(report: _Report, pages: list[Page], oi: Any) -
 
 
 def _verify_chunk(report: _Report, footer: Footer, leaf: LeafColumn, stats: ChunkStats,
-                  ci: Any) -> None:
+                  index: PageIndex) -> None:
     order = footer.column_order(leaf.index)
     ft = leaf.float_type
     assert ft is not None
     meta = footer.chunk(report.row_group or 0, leaf.index).meta_data
-    st = meta.statistics
-    if order == "undefined" and _has_bounds(st):
+    st = written_statistics(meta.statistics)
+    if order == "undefined" and st is not None and st.has_bounds:
         report.add("undefined_column_order", None, "column_orders", "absent",
                    "a ColumnOrder for every leaf")
     _check_statistics(report, ft, order, st, stats.chunk, None, "statistics")
     data_pages = [p for p in stats.pages_list if p.is_data]
     for i, page in enumerate(data_pages):
-        _check_statistics(report, ft, order, page.statistics, stats.page(i), i,
-                          "page_header.statistics")
-    if ci is not None:
-        _check_column_index(report, ft, order, ci, stats)
-
-
-def _has_bounds(st: Any) -> bool:
-    return st is not None and (st.min_value is not None or st.max_value is not None)
+        _check_statistics(report, ft, order, written_statistics(page.statistics),
+                          stats.page(i), i, "page_header.statistics")
+    if index.has_column_index:
+        _check_column_index(report, ft, order, index, stats)
 
 
 def _fmt(ft: FloatType, bits: int | None) -> str:
@@ -282,18 +281,8 @@ def _bits(ft: FloatType, raw: bytes) -> int | None:
     return int.from_bytes(raw, "little") if len(raw) == ft.nbytes else None
 
 
-def _numeric_key(ft: FloatType, bits: int) -> int:
-    """A key ordering non-NaN values as numbers (-0.0 equal to +0.0)."""
-    if bits & ft.abs_mask == 0:
-        bits = 0
-    return int(ft.bits_to_keys([bits])[0])
-
-
-def _total_key(ft: FloatType, bits: int) -> int:
-    return int(ft.bits_to_keys([bits])[0])
-
-
-def _check_statistics(report: _Report, ft: FloatType, order: ColumnOrderKind, st: Any,
+def _check_statistics(report: _Report, ft: FloatType, order: ColumnOrderKind,
+                      st: WrittenStatistics | None,
                       truth: ColumnStats, page: int | None, prefix: str) -> None:
     """One Statistics struct (footer or page header) against its scope."""
     if st is None:
@@ -327,8 +316,7 @@ def _check_excludes(report: _Report, ft: FloatType, bits: int, truth: ColumnStat
     """Report (and return True) when a non-NaN bound excludes a non-NaN value."""
     assert truth.value_min_bits is not None and truth.value_max_bits is not None
     extreme = truth.value_min_bits if is_min else truth.value_max_bits
-    key, want = _numeric_key(ft, bits), _numeric_key(ft, extreme)
-    if (key > want) if is_min else (key < want):
+    if excludes_extreme(ft, [bits], [extreme], is_min)[0]:
         report.add("bound_excludes_value", page, field, ft.format_bits(bits),
                    f"{'<=' if is_min else '>='} {ft.format_bits(extreme)}")
         return True
@@ -353,7 +341,7 @@ def _check_bound(report: _Report, ft: FloatType, order: ColumnOrderKind, raw: by
         assert want is not None
         if bits == want:
             return
-        key, want_key = _total_key(ft, bits), _total_key(ft, want)
+        key, want_key = ft.key(bits), ft.key(want)
         excludes = key > want_key if is_min else key < want_key
         report.add("bound_excludes_value" if excludes else "inexact_bound", page, field,
                    ft.format_bits(bits), ft.format_bits(want))
@@ -369,8 +357,8 @@ def _check_bound(report: _Report, ft: FloatType, order: ColumnOrderKind, raw: by
         return
     extreme = truth.value_min_bits if is_min else truth.value_max_bits
     assert extreme is not None
-    zero = ft.sign_mask if is_min else 0
-    if extreme & ft.abs_mask == 0 and bits & ft.abs_mask == 0 and bits != zero:
+    if breaks_zero_rule(ft, [bits], [extreme], is_min)[0]:
+        zero = ft.sign_mask if is_min else 0
         report.add("zero_rule", page, field, ft.format_bits(bits), ft.format_bits(zero))
 
 
@@ -384,43 +372,12 @@ def _bound_bits(ft: FloatType, raws: list[bytes]) -> tuple[npt.NDArray[Any], npt
     return bits, ok
 
 
-def _nan_mask(ft: FloatType, bits: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
-    nan: npt.NDArray[np.bool_] = (bits & ft.bits_dtype.type(ft.abs_mask)) > \
-        ft.bits_dtype.type(ft.inf_bits)
-    return nan
-
-
-def _numeric_keys(ft: FloatType, bits: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
-    """Keys ordering non-NaN values as numbers (-0.0 equal to +0.0), as _numeric_key."""
-    zero = (bits & ft.bits_dtype.type(ft.abs_mask)) == 0
-    return ft.bits_to_keys(np.where(zero, ft.bits_dtype.type(0), bits))
-
-
-def _bounds_clean(ft: FloatType, order: ColumnOrderKind, table: StatsTable,
-                  bits: npt.NDArray[Any], ok: npt.NDArray[np.bool_],
-                  is_min: bool) -> npt.NDArray[np.bool_]:
-    """Pages whose written bound certainly breaks no rule (the others get _check_bound)."""
-    if order == "ieee754":
-        want = bounds_to_write(table, "ieee754")
-        want_bits = want.min_bits if is_min else want.max_bits
-        exact: npt.NDArray[np.bool_] = ok & want.present & (bits == want_bits)
-        return exact
-    has_values = table.value_count > 0
-    extreme = ft.keys_to_bits(table.keys[:, 0 if is_min else 1])
-    key, want_key = _numeric_keys(ft, bits), _numeric_keys(ft, extreme)
-    within = key <= want_key if is_min else key >= want_key
-    zero = ft.bits_dtype.type(ft.sign_mask if is_min else 0)
-    abs_mask = ft.bits_dtype.type(ft.abs_mask)
-    zero_breach = ((extreme & abs_mask) == 0) & ((bits & abs_mask) == 0) & (bits != zero)
-    clean: npt.NDArray[np.bool_] = ok & has_values & ~_nan_mask(ft, bits) & within & \
-        ~zero_breach
-    return clean
-
-
-def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind, ci: Any,
-                        stats: ChunkStats) -> None:
+def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind,
+                        index: PageIndex, stats: ChunkStats) -> None:
+    assert index.null_pages is not None and index.min_values is not None \
+        and index.max_values is not None
     table = stats.pages
-    n = len(ci.null_pages)
+    n = index.num_pages
     if n != len(table):
         report.add("column_index_page_count", None, "column_index.null_pages",
                    f"{n} entries", f"{len(table)} (the data pages)")
@@ -432,65 +389,52 @@ def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind, 
         report.add("forbidden_column_index", first, "column_index", "present",
                    f"absent (page {first} holds only NaN and null values)")
         skip = all_nan  # their bounds are wrong for the same reason
-    if ci.nan_counts is None:
+    if index.nan_counts is None:
         counts = table.nan_count.tolist()
         shown = counts if len(counts) <= 8 else [*counts[:6], "...", counts[-1]]
         report.add("missing_nan_count", None, "column_index.nan_counts", "absent",
                    f"[{', '.join(map(str, shown))}]")
     # The per-page comparisons run over whole arrays; only pages that fail
     # one are looked at one by one, for the report.
-    null_pages = np.array([bool(b) for b in ci.null_pages], dtype=bool)
+    null_pages = index.null_pages
     is_null = table.null_count == table.num_values
     suspects = null_pages != is_null
-    for written, counted in ((ci.nan_counts, table.nan_count),
-                             (ci.null_counts, table.null_count)):
+    for written, counted in ((index.nan_counts, table.nan_count),
+                             (index.null_counts, table.null_count)):
         if written is not None:
-            suspects |= np.asarray(written, dtype=object) != counted
+            suspects |= written != counted
     checked = ~(null_pages | is_null | skip)  # readers skip the bounds of null pages
-    if order in ("ieee754", "type_order"):
-        lo_bits, lo_ok = _bound_bits(ft, ci.min_values)
-        hi_bits, hi_ok = _bound_bits(ft, ci.max_values)
-        clean = (_bounds_clean(ft, order, table, lo_bits, lo_ok, True)
-                 & _bounds_clean(ft, order, table, hi_bits, hi_ok, False))
+    # Bounds mean something to check under the two float orders only.
+    known: ColumnOrderName | None = \
+        "ieee754" if order == "ieee754" else "type_order" if order == "type_order" else None
+    if known is not None:
+        lo_bits, lo_ok = _bound_bits(ft, index.min_values)
+        hi_bits, hi_ok = _bound_bits(ft, index.max_values)
+        clean = (bounds_within_rules(table, known, lo_bits, lo_ok, True)
+                 & bounds_within_rules(table, known, hi_bits, hi_ok, False))
         suspects |= checked & ~clean
     for i in np.flatnonzero(suspects).tolist():
         truth = stats.page(i)
         if null_pages[i] != is_null[i]:
-            report.add("wrong_null_pages", i, "column_index.null_pages", ci.null_pages[i],
+            report.add("wrong_null_pages", i, "column_index.null_pages", bool(null_pages[i]),
                        bool(is_null[i]))
-        if ci.nan_counts is not None and ci.nan_counts[i] != truth.nan_count:
-            report.add("wrong_nan_count", i, "column_index.nan_counts", ci.nan_counts[i],
-                       truth.nan_count)
-        if ci.null_counts is not None and ci.null_counts[i] != truth.null_count:
-            report.add("wrong_null_count", i, "column_index.null_counts", ci.null_counts[i],
-                       truth.null_count)
+        if index.nan_counts is not None and index.nan_counts[i] != truth.nan_count:
+            report.add("wrong_nan_count", i, "column_index.nan_counts",
+                       int(index.nan_counts[i]), truth.nan_count)
+        if index.null_counts is not None and index.null_counts[i] != truth.null_count:
+            report.add("wrong_null_count", i, "column_index.null_counts",
+                       int(index.null_counts[i]), truth.null_count)
         if not checked[i]:
             continue
-        for field, raw, is_min in (("min_values", ci.min_values[i], True),
-                                   ("max_values", ci.max_values[i], False)):
+        for field, raw, is_min in (("min_values", index.min_values[i], True),
+                                   ("max_values", index.max_values[i], False)):
             _check_bound(report, ft, order, raw, truth, is_min, i, f"column_index.{field}")
-    _check_boundary_order(report, ft, order, ci)
-
-
-def _check_boundary_order(report: _Report, ft: FloatType, order: ColumnOrderKind,
-                          ci: Any) -> None:
-    claim = BOUNDARY_ORDER_NAMES.get(ci.boundary_order)
-    if claim in (None, "UNORDERED") or order not in ("ieee754", "type_order"):
+    claim = index.boundary_order
+    if claim is None or claim == "UNORDERED" or known is None:
         return
-    lo_bits, lo_ok = _bound_bits(ft, ci.min_values)
-    hi_bits, hi_ok = _bound_bits(ft, ci.max_values)
-    used = lo_ok & hi_ok & ~np.array([bool(b) for b in ci.null_pages], dtype=bool)
-    if order == "ieee754":
-        lo, hi = ft.bits_to_keys(lo_bits), ft.bits_to_keys(hi_bits)
-    else:
-        used &= ~(_nan_mask(ft, lo_bits) | _nan_mask(ft, hi_bits))
-        lo, hi = _numeric_keys(ft, lo_bits), _numeric_keys(ft, hi_bits)
-    lo, hi = lo[used], hi[used]
-    if claim == "ASCENDING":
-        holds = bool((lo[:-1] <= lo[1:]).all() and (hi[:-1] <= hi[1:]).all())
-    else:
-        holds = bool((lo[:-1] >= lo[1:]).all() and (hi[:-1] >= hi[1:]).all())
-    if not holds:
+    used = lo_ok & hi_ok & ~null_pages
+    lo, hi = order_keys(ft, known, lo_bits, hi_bits, used)
+    if not claimed_order_holds(claim, lo, hi):
         report.add("wrong_boundary_order", None, "column_index.boundary_order", claim,
                    boundary_order(lo, hi) if len(lo) else "UNORDERED")
 
