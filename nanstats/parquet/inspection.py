@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from nanstats.core.floats import FloatType
-from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
+from nanstats.metadata.convert import WrittenStatistics, written_statistics
 from nanstats.metadata.footer import Footer, read_footer
-from nanstats.metadata.page_index import PageIndexRegion
+from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 
 _STRUCT = {2: struct.Struct("<e"), 4: struct.Struct("<f"), 8: struct.Struct("<d")}
 
@@ -170,7 +170,7 @@ class FileReport:
         return "\n".join(lines)
 
 
-def _statistics(ft: FloatType, st: Any) -> StatisticsReport | None:
+def _statistics(ft: FloatType, st: WrittenStatistics | None) -> StatisticsReport | None:
     if st is None:
         return None
     lo, lo_bits = _value(ft, st.min_value)
@@ -182,23 +182,29 @@ def _statistics(ft: FloatType, st: Any) -> StatisticsReport | None:
                             old_lo, old_hi, st.is_min_value_exact, st.is_max_value_exact)
 
 
-def _pages(ft: FloatType, ci: Any, oi: Any) -> tuple[PageReport, ...]:
-    n = len(ci.null_pages) if ci is not None else len(oi.page_locations) if oi else 0
+def _pages(ft: FloatType, index: PageIndex) -> tuple[PageReport, ...]:
+    # Python lists: the report holds plain ints and bools.
+    offsets = index.offsets.tolist() if index.offsets is not None else None
+    sizes = index.compressed_sizes.tolist() if index.compressed_sizes is not None else None
+    firsts = index.first_row_index.tolist() if index.first_row_index is not None else None
+    nulls = index.null_counts.tolist() if index.null_counts is not None else None
+    nans = index.nan_counts.tolist() if index.nan_counts is not None else None
+    null_pages = index.null_pages.tolist() if index.null_pages is not None else None
     out = []
-    for i in range(n):
-        loc = oi.page_locations[i] if oi is not None else None
-        if ci is not None:
-            null_page = ci.null_pages[i]
-            lo = None if null_page else _value(ft, ci.min_values[i])[0]
-            hi = None if null_page else _value(ft, ci.max_values[i])[0]
-            nulls = ci.null_counts[i] if ci.null_counts is not None else None
-            nans = ci.nan_counts[i] if ci.nan_counts is not None else None
+    for i in range(index.num_pages):
+        if null_pages is not None:
+            assert index.min_values is not None and index.max_values is not None
+            null_page = null_pages[i]
+            lo = None if null_page else _value(ft, index.min_values[i])[0]
+            hi = None if null_page else _value(ft, index.max_values[i])[0]
+            page_nulls = nulls[i] if nulls is not None else None
+            page_nans = nans[i] if nans is not None else None
         else:
-            null_page, lo, hi, nulls, nans = None, None, None, None, None
-        out.append(PageReport(null_page, lo, hi, nulls, nans,
-                              None if loc is None else loc.offset,
-                              None if loc is None else loc.compressed_page_size,
-                              None if loc is None else loc.first_row_index))
+            null_page, lo, hi, page_nulls, page_nans = None, None, None, None, None
+        out.append(PageReport(null_page, lo, hi, page_nulls, page_nans,
+                              offsets[i] if offsets is not None else None,
+                              sizes[i] if sizes is not None else None,
+                              firsts[i] if firsts is not None else None))
     return tuple(out)
 
 
@@ -222,11 +228,11 @@ def inspect(path: str | os.PathLike[str]) -> FileReport:
             chunks = []
             for g in range(footer.num_row_groups):
                 md = footer.chunk(g, leaf.index).meta_data
-                ci, oi = region.read_page_index(footer, g, leaf.index)
+                index = region.page_index(footer, g, leaf.index)
                 chunks.append(ChunkReport(
-                    g, md.num_values or 0, _statistics(ft, md.statistics), ci is not None,
-                    oi is not None, None if ci is None else BOUNDARY_ORDER_NAMES.get(ci.boundary_order),
-                    _pages(ft, ci, oi)))
+                    g, md.num_values or 0, _statistics(ft, written_statistics(md.statistics)),
+                    index.has_column_index, index.has_offset_index, index.boundary_order,
+                    _pages(ft, index)))
             columns.append(ColumnReport(leaf.name, ft.physical_type,
                                         footer.column_order(leaf.index), tuple(chunks)))
     meta = footer.metadata

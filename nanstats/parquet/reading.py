@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from nanstats.metadata.footer import Footer, LeafColumn, read_footer
-from nanstats.metadata.page_index import PageIndexRegion
+from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.pages import chunk_range
 from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
@@ -62,15 +62,15 @@ class _ColumnRead:
 
     chunk_start: int
     dictionary_length: int
-    locations: Any  # OffsetIndex page locations
+    offsets: list[int]  # of each page (OffsetIndex)
+    sizes: list[int]  # compressed size of each page, header included
     starts: list[int]
     ends: list[int]
     wanted: list[int]
 
     @property
     def num_bytes(self) -> int:
-        return self.dictionary_length + sum(int(self.locations[i].compressed_page_size)
-                                            for i in self.wanted)
+        return self.dictionary_length + sum(self.sizes[i] for i in self.wanted)
 
 
 def _pages_to_read(footer: Footer, region: PageIndexRegion, g: int, leaf: LeafColumn,
@@ -83,19 +83,21 @@ def _pages_to_read(footer: Footer, region: PageIndexRegion, g: int, leaf: LeafCo
     if leaf.max_repetition_level > 0 or len(leaf.path) != 1:
         return None
     _, oi = region.read_page_index(footer, g, leaf.index)
-    if oi is None:
+    # Only the OffsetIndex is needed here: the ColumnIndex is not decoded.
+    index = PageIndex.from_thrift(None, oi)
+    if index.first_row_index is None or index.offsets is None or index.compressed_sizes is None:
         return None
     rows = int(footer.metadata.row_groups[g].num_rows or 0)
-    locs = oi.page_locations
-    starts = [loc.first_row_index for loc in locs]
+    offsets = index.offsets.tolist()
+    starts = index.first_row_index.tolist()
     ends = [*starts[1:], rows]
-    wanted = [i for i in range(len(locs))
+    wanted = [i for i in range(index.num_pages)
               if any(a < ends[i] and starts[i] < b for a, b in ranges)]
-    if not wanted or len(wanted) == len(locs):
+    if not wanted or len(wanted) == index.num_pages:
         return None  # nothing to read page by page: pyarrow reads the whole chunk
     chunk_start, _ = chunk_range(footer, g, leaf.index)
-    return _ColumnRead(chunk_start, max(0, locs[0].offset - chunk_start), locs, starts, ends,
-                       wanted)
+    return _ColumnRead(chunk_start, max(0, offsets[0] - chunk_start), offsets,
+                       index.compressed_sizes.tolist(), starts, ends, wanted)
 
 
 def selection_bytes(path: str | os.PathLike[str], selection: RowSelection,
@@ -153,8 +155,8 @@ def _read_pages_of_column(f: IO[bytes], footer: Footer, region: PageIndexRegion,
         parts.append(f.read(plan.dictionary_length))
     dict_len = plan.dictionary_length
     for i in plan.wanted:
-        f.seek(plan.locations[i].offset)
-        parts.append(f.read(plan.locations[i].compressed_page_size))
+        f.seek(plan.offsets[i])
+        parts.append(f.read(plan.sizes[i]))
     starts, ends, wanted = plan.starts, plan.ends, plan.wanted
     body = b"".join(parts)
     values = sum(ends[i] - starts[i] for i in wanted)
