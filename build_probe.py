@@ -13,7 +13,8 @@ The levels (``nanstats._kernels.SIMD_LEVELS``):
 - ``baseline``: C with GCC vector extensions for the compiler's default
   target: NEON on arm64 and other non-x86 targets.  Not built for x86,
   where the compiler's default is SSE2 and the portable level matches or
-  beats it at every width (measured: 1.0-2.4x; see the kernels' notes).
+  beats it at every width and validity kind (measured on AMD EPYC, gcc 12,
+  1e7 values: 1.06-2.7x faster).
 - ``avx2``, ``avx512``: the same C with per-function
   ``__attribute__((target(...)))``, chosen at run time with
   ``__builtin_cpu_supports``.
