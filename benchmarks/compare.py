@@ -132,6 +132,8 @@ CEILING_TARGET = {"float64": 0.85, "float32": 0.85, "float16": 0.75}
 COMPOSITION_TARGET = {"float64": {"numpy": 10.0, "polars": 6.0},
                       "float32": {"numpy": 10.0, "polars": 6.0},
                       "float16": {"numpy": 100.0}}
+#: How many times slower the numpy composition must be than the portable level.
+PORTABLE_COMPOSITION_TARGET = 5.0
 #: Page rows -> the most a page table may cost over one summary of the same data.
 PAGE_TARGET = {20_000: 1.03, 1_000: 1.10}
 
@@ -185,12 +187,17 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
         t_bytes = times[-1]
         check(dtype, "10% nulls (numpy bool mask; reads 1 more byte a value), "
               "fraction of ceiling", ceiling / t_bytes, None)
+        t_portable = best(at_level("portable", lambda: nanstats.summary(values, valid)),
+                          args.repeat)
+        _kernels.set_simd_level(level_before)
         for name, fn in COMPOSITIONS.items():
             if fn(values, valid) != expected:
                 sys.exit(f"{name} disagrees with nanstats on {dtype}")
             t = best(lambda fn=fn: fn(values, valid), max(1, args.repeat // 3))
             check(dtype, f"{name} composition, x nanstats time (same mask)", t / t_bytes,
                   COMPOSITION_TARGET[dtype].get(name))
+            check(dtype, f"{name} composition, x [portable] time (same mask)", t / t_portable,
+                  PORTABLE_COMPOSITION_TARGET if name == "numpy" else None)
         for label, data in (("no nulls", values), ("Arrow nulls", arrow)):
             fns = [lambda data=data: page_table(data)] + [
                 lambda data=data, r=r: page_table(data, page_rows=r) for r in PAGE_TARGET]

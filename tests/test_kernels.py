@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -177,13 +181,19 @@ def test_long_columns_with_nan_bursts_every_level(simd_level, ft, kind) -> None:
     assert got == oracle_pages(col)
 
 
-@given(columns())
-def test_every_level_matches_oracle(col: Column) -> None:
+@pytest.mark.parametrize("level", _kernels.simd_levels())
+@given(col=columns())
+def test_every_level_matches_oracle(level: str, col: Column) -> None:
     before = _kernels.simd_level()
     try:
-        for level in _kernels.simd_levels():
-            _kernels.set_simd_level(level)
-            table = kernel_table(col, _kernels.VALIDITY_BITMAP, 6)
+        _kernels.set_simd_level(level)
+        for kind, offset in ((_kernels.VALIDITY_BITMAP, 6), (_kernels.VALIDITY_BYTES, 0),
+                             (_kernels.VALIDITY_NULL_BYTES, 0)):
+            table = kernel_table(col, kind, offset)
+            got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+            assert got == oracle_pages(col), (level, kind)
+        if col.valid is None:
+            table = kernel_table(col, _kernels.VALIDITY_NONE)
             got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
             assert got == oracle_pages(col), level
     finally:
@@ -191,9 +201,27 @@ def test_every_level_matches_oracle(col: Column) -> None:
 
 
 def test_simd_level_control() -> None:
-    assert _kernels.simd_levels()[0] == "baseline"
+    assert _kernels.SIMD_LEVELS[0] == "portable"
+    # The portable level is in every build and runs on every CPU.
+    assert _kernels.simd_levels()[0] == "portable" == _kernels.built_levels()[0]
+    assert set(_kernels.simd_levels()) <= set(_kernels.built_levels())
     with pytest.raises(ValueError, match="unknown SIMD level"):
         _kernels.set_simd_level("avx9")
+    for level in set(_kernels.SIMD_LEVELS) - set(_kernels.built_levels()):
+        with pytest.raises(ValueError, match="not in this build"):
+            _kernels.set_simd_level(level)
+
+
+@pytest.mark.parametrize("level", ["portable", "avx9"])
+def test_simd_level_from_environment(level: str) -> None:
+    code = "from nanstats import _kernels; print(_kernels.simd_level())"
+    env = dict(os.environ, NANSTATS_SIMD=level.upper())
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if level == "avx9":
+        assert run.returncode != 0 and "NANSTATS_SIMD='avx9'" in run.stderr
+    else:
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.strip() == level
 
 
 class TestKernelGuards:

@@ -1,14 +1,16 @@
 /* The AVX-512 level (F, BW, DQ, VL), compiled for AVX-512 whatever the build
- * machine, used only where the CPU and OS report it at run time.  Its loops
- * are in scan_avx512_template.h. */
-#if defined(__x86_64__) || defined(_M_X64)
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt")
+ * machine (each function carries the target attribute), used only where the
+ * CPU and OS report it at run time.  Its loops are in
+ * scan_avx512_template.h.  setup.py builds it only where its probe compiled
+ * the same attribute and intrinsics. */
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 #include "scan.h"
 
-static inline uint64_t ns_avx512_load8(const uint8_t *p)
+#define NS_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt")))
+
+NS_TARGET static inline uint64_t ns_avx512_load8(const uint8_t *p)
 {
     uint64_t w;
     memcpy(&w, p, 8);
@@ -16,7 +18,7 @@ static inline uint64_t ns_avx512_load8(const uint8_t *p)
 }
 
 /* 64 validity bits starting at bit `pos`, reading only bytes < nbytes. */
-static inline uint64_t ns_avx512_bits(const uint8_t *v, int64_t nbytes, int64_t pos)
+NS_TARGET static inline uint64_t ns_avx512_bits(const uint8_t *v, int64_t nbytes, int64_t pos)
 {
     int64_t byte = pos >> 3;
     unsigned shift = (unsigned)(pos & 7);
@@ -36,9 +38,3 @@ static inline uint64_t ns_avx512_bits(const uint8_t *v, int64_t nbytes, int64_t 
 #define NS_SUFFIX _avx512
 #define NS_TEMPLATE "scan_avx512_template.h"
 #include "scan_levels.h"
-#else
-/* Not x86: the baseline table stands in (never selected). */
-#include "scan.h"
-extern const ns_scan_fn ns_table_baseline[3];
-const ns_scan_fn *const ns_table_avx512 = ns_table_baseline;
-#endif

@@ -138,7 +138,7 @@ typedef struct {
 
 /* The in-block steps of the reduction: each 128-bit block's minimum in
  * its lowest lane. */
-static inline __m512i NS_FN(ns_block_min_)(__m512i r)
+NS_TARGET static inline __m512i NS_FN(ns_block_min_)(__m512i r)
 {
     r = MIN(r, _mm512_shuffle_epi32(r, (_MM_PERM_ENUM)0x4E));     /* 64-bit halves */
 #if NS_W <= 32
@@ -155,7 +155,7 @@ static inline __m512i NS_FN(ns_block_min_)(__m512i r)
  * shuffles bring one vector's partial minima into each 128-bit block, then
  * shuffles inside the blocks finish: about 15 instructions instead of four
  * separate reductions, fewer when the page holds no NaN. */
-static inline void NS_FN(ns_extremes_)(const ACC *a, int with_nan, S out[4])
+NS_TARGET static inline void NS_FN(ns_extremes_)(const ACC *a, int with_nan, S out[4])
 {
     const __m512i not_ = _mm512_set1_epi64(-1);
     __m512i pa = a->vmin, pb = _mm512_xor_si512(a->vmax, not_);
@@ -180,13 +180,13 @@ static inline void NS_FN(ns_extremes_)(const ACC *a, int with_nan, S out[4])
 
 /* Sum of the lane counters (each below its overflow by NS_FLUSH_ROWS). */
 #if NS_W == 32
-static inline int64_t NS_FN(ns_hsum_)(__m512i x) { return _mm512_reduce_add_epi32(x); }
+NS_TARGET static inline int64_t NS_FN(ns_hsum_)(__m512i x) { return _mm512_reduce_add_epi32(x); }
 #elif NS_W == 64
-static inline int64_t NS_FN(ns_hsum_)(__m512i x) { return _mm512_reduce_add_epi64(x); }
+NS_TARGET static inline int64_t NS_FN(ns_hsum_)(__m512i x) { return _mm512_reduce_add_epi64(x); }
 #endif
 
 /* Validity bits of rows [r, r + count) (count <= 64) in the low bits. */
-static inline uint64_t NS_FN(ns_word_)(int kind, const uint8_t *v, int64_t nbytes,
+NS_TARGET static inline uint64_t NS_FN(ns_word_)(int kind, const uint8_t *v, int64_t nbytes,
                                        int64_t bit_offset, int64_t r, int64_t count)
 {
     uint64_t live = count >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << count) - 1);
@@ -206,7 +206,7 @@ static inline uint64_t NS_FN(ns_word_)(int kind, const uint8_t *v, int64_t nbyte
     }
 }
 
-static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
+NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
                             int64_t validity_nbytes, int64_t bit_offset,
                             const int64_t *page_starts, int64_t npages,
                             int64_t *counts, int64_t *keys)

@@ -4,6 +4,12 @@
 #include <string.h>
 #include "scan.h"
 
+/* Every function of a level carries NS_TARGET, the level's
+ * __attribute__((target(...))) (empty for the baseline level): gcc and clang
+ * both honour the attribute, where clang ignores `#pragma GCC target`. */
+#ifndef NS_TARGET
+#define NS_TARGET
+#endif
 #ifndef NS_TEMPLATE
 #define NS_TEMPLATE "scan_template.h"
 #endif

@@ -68,13 +68,13 @@ typedef struct {
 } NS_FN(ns_block_);
 #define BLOCK_T NS_FN(ns_block_)
 
-static inline S NS_FN(ns_key_)(T b)
+NS_TARGET static inline S NS_FN(ns_key_)(T b)
 {
     S s = (S)b;
     return (S)(s ^ (S)((T)(s >> (NS_W - 1)) >> 1));
 }
 
-static inline S NS_FN(ns_rot_)(S k, T by) { return (S)((T)k + by); }
+NS_TARGET static inline S NS_FN(ns_rot_)(S k, T by) { return (S)((T)k + by); }
 
 #define NS_SEL(m, a, b) (((a) & (m)) | ((b) & ~(m)))
 /* A level may provide native lane min/max (NS_NATIVE_MIN16 etc.); gcc does
@@ -167,7 +167,7 @@ static inline S NS_FN(ns_rot_)(S k, T by) { return (S)((T)k + by); }
     } while (0)
 
 /* The scalar form, for the rows after the last full vector. */
-static inline void NS_FN(ns_row_)(BLOCK_T *acc, T b, int ok, S ref)
+NS_TARGET static inline void NS_FN(ns_row_)(BLOCK_T *acc, T b, int ok, S ref)
 {
     S s = (S)b;
     S key = NS_FN(ns_key_)(b);
@@ -185,7 +185,7 @@ static inline void NS_FN(ns_row_)(BLOCK_T *acc, T b, int ok, S ref)
     acc->negnan += ok & nan & (s < 0);
 }
 
-static inline void NS_FN(ns_block_init_)(BLOCK_T *acc)
+NS_TARGET static inline void NS_FN(ns_block_init_)(BLOCK_T *acc)
 {
     acc->kmin = acc->amin = acc->bmin = S_MAX;
     acc->kmax = acc->amax = acc->bmax = S_MIN;
@@ -209,7 +209,7 @@ static inline void NS_FN(ns_block_init_)(BLOCK_T *acc)
 
 /* True when no lane counted a NaN. */
 #define NS_NO_NAN(x) NS_FN(ns_all_zero_)(x)
-static inline int NS_FN(ns_all_zero_)(V x)
+NS_TARGET static inline int NS_FN(ns_all_zero_)(V x)
 {
     S any = 0;
     for (int l = 0; l < LANES; l++)
@@ -220,7 +220,7 @@ static inline int NS_FN(ns_all_zero_)(V x)
 /* LANES mask bytes widened to lanes of the data's width.  A level may provide
  * a native widening load (NS_NATIVE_WIDEN8_16 etc.); the generic form goes
  * through a byte vector, which gcc handles poorly at narrow sizes. */
-static inline V NS_FN(ns_widen_bytes_)(const uint8_t *p)
+NS_TARGET static inline V NS_FN(ns_widen_bytes_)(const uint8_t *p)
 {
     VB raw;
     memcpy(&raw, p, sizeof raw);
@@ -236,14 +236,14 @@ static inline V NS_FN(ns_widen_bytes_)(const uint8_t *p)
 #define NS_WIDEN_BYTES(p) NS_FN(ns_widen_bytes_)(p)
 #endif
 
-static inline V NS_FN(ns_vload_)(const T *p)
+NS_TARGET static inline V NS_FN(ns_vload_)(const T *p)
 {
     V v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static void NS_FN(ns_rows_none_)(const T *restrict d, int64_t n, BLOCK_T *acc)
+NS_TARGET static void NS_FN(ns_rows_none_)(const T *restrict d, int64_t n, BLOCK_T *acc)
 {
     NS_VLOCALS;
     const V all = (V){} - 1;
@@ -264,7 +264,7 @@ static void NS_FN(ns_rows_none_)(const T *restrict d, int64_t n, BLOCK_T *acc)
         NS_FN(ns_row_)(acc, d[i], 1, 0);
 }
 
-static void NS_FN(ns_rows_bytes_)(const T *restrict d, const uint8_t *restrict v, int64_t n,
+NS_TARGET static void NS_FN(ns_rows_bytes_)(const T *restrict d, const uint8_t *restrict v, int64_t n,
                                   int null_bytes, BLOCK_T *acc)
 {
     int64_t first = 0;
@@ -316,7 +316,7 @@ static const T NS_FN(ns_bit_)[NS_W] __attribute__((aligned(32))) = {
 };
 
 /* NS_W validity bits starting at bit `pos`, reading only bytes < nbytes. */
-static inline T NS_FN(ns_load_bits_)(const uint8_t *v, int64_t nbytes, int64_t pos)
+NS_TARGET static inline T NS_FN(ns_load_bits_)(const uint8_t *v, int64_t nbytes, int64_t pos)
 {
     int64_t byte = pos >> 3;
     unsigned shift = (unsigned)(pos & 7);
@@ -338,12 +338,12 @@ static inline T NS_FN(ns_load_bits_)(const uint8_t *v, int64_t nbytes, int64_t p
     return (T)w;
 }
 
-static inline int NS_FN(ns_bit_at_)(const uint8_t *v, int64_t pos)
+NS_TARGET static inline int NS_FN(ns_bit_at_)(const uint8_t *v, int64_t pos)
 {
     return (v[pos >> 3] >> (pos & 7)) & 1;
 }
 
-static void NS_FN(ns_rows_bitmap_)(const T *restrict d, const uint8_t *restrict v,
+NS_TARGET static void NS_FN(ns_rows_bitmap_)(const T *restrict d, const uint8_t *restrict v,
                                    int64_t nbytes, int64_t pos, int64_t n, BLOCK_T *acc)
 {
     int64_t first = 0;
@@ -392,7 +392,7 @@ static void NS_FN(ns_rows_bitmap_)(const T *restrict d, const uint8_t *restrict 
 #define NS_BLOCK 8192
 #endif
 
-static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
+NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
                             int64_t validity_nbytes, int64_t bit_offset,
                             const int64_t *page_starts, int64_t npages,
                             int64_t *counts, int64_t *keys)

@@ -1,0 +1,195 @@
+"""Which kernel levels the compiler at hand can build (used by setup.py).
+
+Like bottleneck's ``bn_config.py``, nothing is assumed about the compiler:
+small C snippets are compiled with it, and the levels whose snippets compile
+are built.  :func:`probe` runs the snippets; :func:`decide` turns the
+results into levels and is pure, so that its choices (MSVC, a compiler
+without GCC vector extensions, ``NANSTATS_PORTABLE=1``) are unit-tested
+where those compilers are absent (``tests/test_build_probe.py``).
+
+The levels (``nanstats._kernels.SIMD_LEVELS``):
+
+- ``portable``: typed Cython loops; always built.
+- ``baseline``: C with GCC vector extensions for the compiler's default
+  target: NEON on arm64 and other non-x86 targets.  Not built for x86,
+  where the compiler's default is SSE2 and the portable level matches or
+  beats it at every width and validity kind (measured on AMD EPYC, gcc 12,
+  1e7 values: 1.06-2.7x faster).
+- ``avx2``, ``avx512``: the same C with per-function
+  ``__attribute__((target(...)))``, chosen at run time with
+  ``__builtin_cpu_supports``.
+
+>>> decide("unix", dict.fromkeys(PROBES, True), portable_only=False).levels
+('portable', 'avx2', 'avx512')
+>>> decide("msvc", dict.fromkeys(PROBES, True), portable_only=False).levels
+('portable',)
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+#: Snippet per probe.  Each uses what the matching level's code uses.
+PROBES: dict[str, str] = {
+    # scan_template.h: vector_size types, lane-wise compare/select/shift,
+    # splats, subscripts and __builtin_convertvector.
+    "vector_extensions": r"""
+#include <stdint.h>
+#include <string.h>
+typedef int16_t v8 __attribute__((vector_size(16)));
+typedef uint16_t vu8 __attribute__((vector_size(16)));
+typedef uint8_t vb8 __attribute__((vector_size(8)));
+int16_t probe(const uint8_t *p, v8 a, v8 b)
+{
+    vb8 raw;
+    memcpy(&raw, p, sizeof raw);
+    v8 m = (v8)(a < b) & __builtin_convertvector(raw, v8);
+    v8 c = (m & a) | (~m & ((v8){} + 7));
+    c = (v8)((vu8)c >> 1);
+    return c[0] + c[7];
+}
+""",
+    # The compiler targets x86 (asked of the compiler, not of the build
+    # machine, so that cross-compiling decides right).
+    "x86": r"""
+#if !defined(__x86_64__) && !defined(__i386__) && !defined(_M_X64) && !defined(_M_IX86)
+#error not x86
+#endif
+int probe(void) { return 0; }
+""",
+    # scan_dispatch.c: run-time CPU detection, linked into a program.
+    "cpu_supports": r"""
+int main(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") + __builtin_cpu_supports("avx512bw");
+}
+""",
+    # scan_avx2.c: AVX2 intrinsics and 32-byte vectors in functions carrying
+    # the target attribute, in a file compiled for the default target.
+    "target_avx2": r"""
+#include <immintrin.h>
+#include <stdint.h>
+typedef int16_t v16 __attribute__((vector_size(32)));
+__attribute__((target("avx2,bmi,bmi2,popcnt")))
+int probe(const uint8_t *p, v16 a)
+{
+    v16 w = (v16)_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
+    v16 m = (v16)_mm256_min_epi16((__m256i)w, (__m256i)a);
+    return m[3] + (int)_pdep_u64(5, 3) + __builtin_popcountll(7);
+}
+""",
+    # scan_avx512.c: AVX-512 F/BW/DQ/VL intrinsics with mask registers.
+    "target_avx512": r"""
+#include <immintrin.h>
+#include <stdint.h>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt")))
+long long probe(const void *p, __mmask8 k)
+{
+    __m512i x = _mm512_loadu_si512(p);
+    __m512i m = _mm512_mask_min_epi64(x, k, x, _mm512_set1_epi64(3));
+    __mmask64 t = _mm512_test_epi8_mask(x, x);
+    return _mm512_reduce_add_epi64(m) + (long long)t + _mm512_reduce_add_epi32(x);
+}
+""",
+}
+
+#: Probes whose snippet is linked into a program, not only compiled.
+LINKED = {"cpu_supports"}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The levels to build, the C macros that tell scan_dispatch.c, and why."""
+
+    levels: tuple[str, ...]
+    reason: str
+
+    @property
+    def sources(self) -> list[str]:
+        """The C files of the levels built (scan_dispatch.c always)."""
+        files = {"baseline": "scan_baseline.c", "avx2": "scan_avx2.c",
+                 "avx512": "scan_avx512.c"}
+        return [f"nanstats/_simd/{files[lv]}" for lv in self.levels if lv in files] + [
+            "nanstats/_simd/scan_dispatch.c"]
+
+    @property
+    def macros(self) -> list[tuple[str, str]]:
+        return [(f"NS_BUILT_{lv.upper()}", "1") for lv in self.levels if lv != "portable"]
+
+
+def decide(compiler_type: str, probes: Mapping[str, bool], portable_only: bool) -> Decision:
+    """The levels to build from the compiler's type and the probe results.
+
+    >>> decide("unix", dict.fromkeys(PROBES, False), portable_only=False).levels
+    ('portable',)
+    >>> ok = dict.fromkeys(PROBES, True)
+    >>> decide("unix", ok | {"target_avx512": False}, portable_only=False).levels
+    ('portable', 'avx2')
+    >>> decide("unix", ok | {"x86": False}, portable_only=False).levels
+    ('portable', 'baseline')
+    >>> decide("unix", ok, portable_only=True).reason
+    'NANSTATS_PORTABLE is set'
+    """
+    if portable_only:
+        return Decision(("portable",), "NANSTATS_PORTABLE is set")
+    if compiler_type == "msvc":
+        # MSVC accepts none of the snippets; not even worth running them.
+        return Decision(("portable",), "MSVC has no GCC vector extensions")
+    if not probes.get("vector_extensions", False):
+        return Decision(("portable",), "the compiler lacks GCC vector extensions")
+    if not probes.get("x86", False):
+        return Decision(("portable", "baseline"), "vector extensions for a non-x86 target")
+    levels = ["portable"]
+    missing = []
+    for level in ("avx2", "avx512"):
+        needs = ("cpu_supports", f"target_{level}")
+        if all(probes.get(p, False) for p in needs):
+            levels.append(level)
+        else:
+            missing.append(f"{level} (failed: "
+                           f"{', '.join(p for p in needs if not probes.get(p, False))})")
+    reason = "x86; every probe compiled" if not missing else "x86; not built: " + "; ".join(
+        missing)
+    return Decision(tuple(levels), reason)
+
+
+def probe(compiler: object, extra_args: list[str] | None = None,
+          log: Callable[[str], None] | None = None) -> dict[str, bool]:
+    """Compile (and for LINKED, link) each snippet with a distutils-style compiler.
+
+    A probe passes when no step raises; any error (CompileError, LinkError,
+    a missing tool) fails it.
+    """
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="nanstats-probe-") as tmp:
+        for name, code in PROBES.items():
+            src = os.path.join(tmp, f"{name}.c")
+            with open(src, "w") as f:
+                f.write(code)
+            try:
+                objects = compiler.compile(  # type: ignore[attr-defined]
+                    [src], output_dir=tmp, extra_postargs=list(extra_args or []))
+                if name in LINKED:
+                    compiler.link_executable(  # type: ignore[attr-defined]
+                        objects, os.path.join(tmp, name), output_dir=tmp)
+                results[name] = True
+            except Exception as exc:  # noqa: BLE001 -- any failure means "cannot"
+                results[name] = False
+                if log:
+                    log(f"nanstats build probe {name}: failed ({type(exc).__name__})")
+    return results
+
+
+def portable_only_requested(environ: Mapping[str, str] = os.environ) -> bool:
+    """NANSTATS_PORTABLE set to anything but '', '0', 'false', 'no'.
+
+    >>> portable_only_requested({"NANSTATS_PORTABLE": "1"})
+    True
+    >>> portable_only_requested({"NANSTATS_PORTABLE": "0"})
+    False
+    """
+    return environ.get("NANSTATS_PORTABLE", "").strip().lower() not in ("", "0", "false", "no")
