@@ -31,19 +31,8 @@ from dataclasses import replace
 
 from nanstats.core.abstraction import Bound, ColumnAbstract
 from nanstats.core.floats import float_key, nan_sign
-from nanstats.prune.expressions import (
-    And,
-    Arith,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Neg,
-    Not,
-    Or,
-)
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr
 from nanstats.prune.semantics import TRUE_UNDER, NanSemantics, Relation
 from nanstats.prune.visitor import ExprVisitor
 
@@ -148,7 +137,7 @@ def _literal(value: object) -> ColumnAbstract | None:
 
 def _constant(e: Expr) -> float | None:
     """The value of a finite numeric literal, else None."""
-    if isinstance(e, Lit) and isinstance(e.value, int | float) and not isinstance(e.value, bool):
+    if isinstance(e, ex.Lit) and isinstance(e.value, int | float) and not isinstance(e.value, bool):
         v = float(e.value)
         return v if math.isfinite(v) else None
     return None
@@ -176,19 +165,19 @@ class _ValueOf(ExprVisitor[ColumnAbstract]):
     def __init__(self, env: dict[str, ColumnAbstract]) -> None:
         self.env = env
 
-    def visit_col(self, e: Col) -> ColumnAbstract:
+    def visit_col(self, e: ex.Col) -> ColumnAbstract:
         try:
             return self.env[e.name]
         except KeyError:
             raise KeyError(f"no statistics given for column {e.name!r}") from None
 
-    def visit_lit(self, e: Lit) -> ColumnAbstract:
+    def visit_lit(self, e: ex.Lit) -> ColumnAbstract:
         out = _literal(e.value)
         if out is None:
             raise TypeError(f"{e!r} is a truth value, not a value")
         return out
 
-    def visit_neg(self, e: Neg) -> ColumnAbstract:
+    def visit_neg(self, e: ex.Neg) -> ColumnAbstract:
         a = _as_float(self.visit(e.operand))
         if a.kind not in ("float", "any"):
             raise TypeError(f"cannot negate {a.kind} values in {e!r}")
@@ -198,7 +187,7 @@ class _ValueOf(ExprVisitor[ColumnAbstract]):
         return ColumnAbstract("float", lo, hi, a.may_value, a.may_null,
                               a.may_neg_nan, a.may_pos_nan)
 
-    def visit_arith(self, e: Arith) -> ColumnAbstract:
+    def visit_arith(self, e: ex.Arith) -> ColumnAbstract:
         left, right = self.visit(e.left), self.visit(e.right)
         c_right, c_left = _constant(e.right), _constant(e.left)
         may_null = left.may_null or right.may_null
@@ -266,7 +255,7 @@ class _TruthOf(ExprVisitor[TruthSet]):
     def __init__(self, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> None:
         self.env, self.semantics, self.values = env, semantics, _ValueOf(env)
 
-    def visit_compare(self, e: Compare) -> TruthSet:
+    def visit_compare(self, e: ex.Compare) -> TruthSet:
         a, b = self.values.visit(e.left), self.values.visit(e.right)
         if e.left.same_as(e.right):
             # One row, one value: a number equals itself, a NaN is unordered
@@ -286,12 +275,12 @@ class _TruthOf(ExprVisitor[TruthSet]):
             out.add(None)
         return frozenset(out)
 
-    def visit_is_nan(self, e: IsNan) -> TruthSet:
+    def visit_is_nan(self, e: ex.IsNan) -> TruthSet:
         a = self.values.visit(e.operand)
         return frozenset({True} if a.may_nan else set()) | \
             frozenset({False} if a.may_value or a.may_null else set())
 
-    def visit_is_null(self, e: IsNull) -> TruthSet:
+    def visit_is_null(self, e: ex.IsNull) -> TruthSet:
         a = self.values.visit(e.operand)
         return frozenset({True} if a.may_null else set()) | \
             frozenset({False} if a.may_value or a.may_nan else set())
@@ -303,16 +292,16 @@ class _TruthOf(ExprVisitor[TruthSet]):
             return frozenset()
         return frozenset(op(x, y) for x in a for y in b)
 
-    def visit_and(self, e: And) -> TruthSet:
+    def visit_and(self, e: ex.And) -> TruthSet:
         return self._combine(e.left, e.right, _and)
 
-    def visit_or(self, e: Or) -> TruthSet:
+    def visit_or(self, e: ex.Or) -> TruthSet:
         return self._combine(e.left, e.right, _or)
 
-    def visit_not(self, e: Not) -> TruthSet:
+    def visit_not(self, e: ex.Not) -> TruthSet:
         return frozenset(None if t is None else not t for t in self.visit(e.operand))
 
-    def visit_lit(self, e: Lit) -> TruthSet:
+    def visit_lit(self, e: ex.Lit) -> TruthSet:
         if isinstance(e.value, bool):
             return frozenset({e.value}) if env_has_rows(self.env) else frozenset()
         return self._value(e)

@@ -26,16 +26,8 @@ from typing import Any
 
 from nanstats.core.abstraction import ColumnAbstract
 from nanstats.core.floats import float_key
-from nanstats.prune.expressions import (
-    And,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Or,
-)
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr
 from nanstats.prune.semantics import SWAPPED, Comparison, NanSemantics
 from nanstats.prune.visitor import ExprVisitor
 
@@ -156,13 +148,13 @@ class _Necessary(ExprVisitor[Need | None]):
         self.column, self.semantics, self.kind = column, semantics, kind
 
     def _is_column(self, e: Expr) -> bool:
-        return isinstance(e, Col) and e.name == self.column
+        return isinstance(e, ex.Col) and e.name == self.column
 
-    def visit_compare(self, e: Compare) -> Need | None:
+    def visit_compare(self, e: ex.Compare) -> Need | None:
         left, right, op = e.left, e.right, e.op
-        if isinstance(right, Col) and not isinstance(left, Col):
+        if isinstance(right, ex.Col) and not isinstance(left, ex.Col):
             left, right, op = right, left, SWAPPED[op]
-        if not (self._is_column(left) and isinstance(right, Lit)):
+        if not (self._is_column(left) and isinstance(right, ex.Lit)):
             return None
         c, kind, semantics = right.value, self.kind, self.semantics
         if isinstance(c, bool):
@@ -178,29 +170,29 @@ class _Necessary(ExprVisitor[Need | None]):
                                  semantics)
         return None
 
-    def visit_is_nan(self, e: IsNan) -> Need | None:
+    def visit_is_nan(self, e: ex.IsNan) -> Need | None:
         if self._is_column(e.operand):
             return Need(False, None, False, None, False, True, True, False)
         return None
 
-    def visit_is_null(self, e: IsNull) -> Need | None:
+    def visit_is_null(self, e: ex.IsNull) -> Need | None:
         if self._is_column(e.operand):
             return Need(False, None, False, None, False, False, False, True)
         return None
 
-    def visit_and(self, e: And) -> Need | None:
+    def visit_and(self, e: ex.And) -> Need | None:
         a, b = self.visit(e.left), self.visit(e.right)
         if a is None or b is None:
             return a if b is None else b
         return _intersect(a, b)
 
-    def visit_or(self, e: Or) -> Need | None:
+    def visit_or(self, e: ex.Or) -> Need | None:
         a, b = self.visit(e.left), self.visit(e.right)
         if a is None or b is None:
             return None
         return _hull(a, b)
 
-    def visit_lit(self, e: Lit) -> Need | None:
+    def visit_lit(self, e: ex.Lit) -> Need | None:
         return _NOTHING if e.value is False else None
 
     def _nothing_needed(self, e: Expr) -> Need | None:

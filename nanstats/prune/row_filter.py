@@ -22,19 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from nanstats.core.floats import DOUBLE
-from nanstats.prune.expressions import (
-    And,
-    Arith,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Neg,
-    Not,
-    Or,
-)
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr
 from nanstats.prune.semantics import TRUE_UNDER, NanSemantics, check_semantics
 from nanstats.prune.visitor import ExprVisitor
 
@@ -100,10 +89,10 @@ class _ValueOf(ExprVisitor[_Values]):
     def __init__(self, table: Any, n: int) -> None:
         self.table, self.n = table, n
 
-    def visit_col(self, e: Col) -> _Values:
+    def visit_col(self, e: ex.Col) -> _Values:
         return _load(self.table, e.name)
 
-    def visit_lit(self, e: Lit) -> _Values:
+    def visit_lit(self, e: ex.Lit) -> _Values:
         v, n = e.value, self.n
         no_null = np.zeros(n, dtype=bool)
         if isinstance(v, bool):
@@ -116,13 +105,13 @@ class _ValueOf(ExprVisitor[_Values]):
         s = v.decode("utf-8") if isinstance(v, bytes) else v
         return _Values("str", np.full(n, s, dtype=object), no_null)
 
-    def visit_neg(self, e: Neg) -> _Values:
+    def visit_neg(self, e: ex.Neg) -> _Values:
         a = self.visit(e.operand)
         if a.kind == "str":
             raise TypeError(f"cannot negate strings in {e!r}")
         return _Values("float", -np.asarray(a.data, dtype=np.float64), a.null)
 
-    def visit_arith(self, e: Arith) -> _Values:
+    def visit_arith(self, e: ex.Arith) -> _Values:
         a, b = self.visit(e.left), self.visit(e.right)
         if "str" in (a.kind, b.kind):
             raise TypeError(f"arithmetic on strings in {e!r}")
@@ -184,7 +173,7 @@ class _TruthOf(ExprVisitor[Masks]):
     def __init__(self, table: Any, n: int, semantics: NanSemantics) -> None:
         self.n, self.semantics, self.values = n, semantics, _ValueOf(table, n)
 
-    def visit_compare(self, e: Compare) -> Masks:
+    def visit_compare(self, e: ex.Compare) -> Masks:
         a, b = self.values.visit(e.left), self.values.visit(e.right)
         rels = _relations(a, b, self.semantics)
         val = np.zeros(self.n, dtype=bool)
@@ -192,32 +181,32 @@ class _TruthOf(ExprVisitor[Masks]):
             val |= rels[r]
         return val, a.null | b.null
 
-    def visit_is_nan(self, e: IsNan) -> Masks:
+    def visit_is_nan(self, e: ex.IsNan) -> Masks:
         a = self.values.visit(e.operand)
         nan = np.isnan(a.data) if a.kind == "float" else np.zeros(self.n, dtype=bool)
         return nan & ~a.null, np.zeros(self.n, dtype=bool)
 
-    def visit_is_null(self, e: IsNull) -> Masks:
+    def visit_is_null(self, e: ex.IsNull) -> Masks:
         a = self.values.visit(e.operand)
         return a.null.copy(), np.zeros(self.n, dtype=bool)
 
-    def visit_and(self, e: And) -> Masks:
+    def visit_and(self, e: ex.And) -> Masks:
         (av, an), (bv, bn) = self.visit(e.left), self.visit(e.right)
         false = (~an & ~av) | (~bn & ~bv)
         null = ~false & (an | bn)
         return ~false & ~null, null
 
-    def visit_or(self, e: Or) -> Masks:
+    def visit_or(self, e: ex.Or) -> Masks:
         (av, an), (bv, bn) = self.visit(e.left), self.visit(e.right)
         true = (~an & av) | (~bn & bv)
         null = ~true & (an | bn)
         return true, null
 
-    def visit_not(self, e: Not) -> Masks:
+    def visit_not(self, e: ex.Not) -> Masks:
         v, null = self.visit(e.operand)
         return ~v, null
 
-    def visit_lit(self, e: Lit) -> Masks:
+    def visit_lit(self, e: ex.Lit) -> Masks:
         if isinstance(e.value, bool):
             return np.full(self.n, e.value, dtype=bool), np.zeros(self.n, dtype=bool)
         return self._value(e)

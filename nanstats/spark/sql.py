@@ -17,19 +17,8 @@ from __future__ import annotations
 
 import math
 
-from nanstats.prune.expressions import (
-    And,
-    Arith,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Neg,
-    Not,
-    Or,
-)
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr
 from nanstats.prune.visitor import ExprVisitor
 
 _OPS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "!="}
@@ -61,34 +50,34 @@ class _SparkSql(ExprVisitor[str]):
 
     __slots__ = ()
 
-    def visit_col(self, e: Col) -> str:
+    def visit_col(self, e: ex.Col) -> str:
         return ".".join(f"`{part}`" for part in e.name.split("."))
 
-    def visit_lit(self, e: Lit) -> str:
+    def visit_lit(self, e: ex.Lit) -> str:
         return _literal(e.value)
 
-    def visit_compare(self, e: Compare) -> str:
+    def visit_compare(self, e: ex.Compare) -> str:
         return f"({self.visit(e.left)} {_OPS[e.op]} {self.visit(e.right)})"
 
-    def visit_arith(self, e: Arith) -> str:
+    def visit_arith(self, e: ex.Arith) -> str:
         return f"({self.visit(e.left)} {e.op} {self.visit(e.right)})"
 
-    def visit_neg(self, e: Neg) -> str:
+    def visit_neg(self, e: ex.Neg) -> str:
         return f"(- {self.visit(e.operand)})"
 
-    def visit_is_nan(self, e: IsNan) -> str:
+    def visit_is_nan(self, e: ex.IsNan) -> str:
         return f"isnan({self.visit(e.operand)})"
 
-    def visit_is_null(self, e: IsNull) -> str:
+    def visit_is_null(self, e: ex.IsNull) -> str:
         return f"({self.visit(e.operand)} IS NULL)"
 
-    def visit_and(self, e: And) -> str:
+    def visit_and(self, e: ex.And) -> str:
         return f"({self.visit(e.left)} AND {self.visit(e.right)})"
 
-    def visit_or(self, e: Or) -> str:
+    def visit_or(self, e: ex.Or) -> str:
         return f"({self.visit(e.left)} OR {self.visit(e.right)})"
 
-    def visit_not(self, e: Not) -> str:
+    def visit_not(self, e: ex.Not) -> str:
         return f"(NOT {self.visit(e.operand)})"
 
 

@@ -20,20 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from nanstats.prune.expressions import (
-    And,
-    Arith,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Neg,
-    Not,
-    Or,
-    col,
-)
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr, col
 from nanstats.prune.semantics import COMPARISONS, NanSemantics, holds, relation
 from nanstats.prune.visitor import ExprVisitor
 
@@ -48,17 +36,17 @@ class _ValueOf(ExprVisitor[Any]):
     def __init__(self, row: Row) -> None:
         self.row = row
 
-    def visit_col(self, e: Col) -> Any:
+    def visit_col(self, e: ex.Col) -> Any:
         return self.row[e.name]
 
-    def visit_lit(self, e: Lit) -> Any:
+    def visit_lit(self, e: ex.Lit) -> Any:
         return e.value
 
-    def visit_neg(self, e: Neg) -> Any:
+    def visit_neg(self, e: ex.Neg) -> Any:
         v = self.visit(e.operand)
         return None if v is None else float(-np.float64(v))
 
-    def visit_arith(self, e: Arith) -> Any:
+    def visit_arith(self, e: ex.Arith) -> Any:
         a, b = self.visit(e.left), self.visit(e.right)
         if a is None or b is None:
             return None
@@ -82,7 +70,7 @@ class _Evaluate(ExprVisitor[bool | None]):
     def __init__(self, row: Row, semantics: NanSemantics) -> None:
         self.values, self.semantics = _ValueOf(row), semantics
 
-    def visit_compare(self, e: Compare) -> bool | None:
+    def visit_compare(self, e: ex.Compare) -> bool | None:
         a, b = self.values.visit(e.left), self.values.visit(e.right)
         if a is None or b is None:
             return None
@@ -90,30 +78,30 @@ class _Evaluate(ExprVisitor[bool | None]):
             a, b = float(a), float(b)  # an integer meets a double as a double
         return holds(e.op, relation(a, b, self.semantics))
 
-    def visit_is_nan(self, e: IsNan) -> bool | None:
+    def visit_is_nan(self, e: ex.IsNan) -> bool | None:
         v = self.values.visit(e.operand)
         return isinstance(v, float) and math.isnan(v)
 
-    def visit_is_null(self, e: IsNull) -> bool | None:
+    def visit_is_null(self, e: ex.IsNull) -> bool | None:
         return self.values.visit(e.operand) is None
 
-    def visit_and(self, e: And) -> bool | None:
+    def visit_and(self, e: ex.And) -> bool | None:
         a, b = self.visit(e.left), self.visit(e.right)
         if a is False or b is False:
             return False
         return None if a is None or b is None else True
 
-    def visit_or(self, e: Or) -> bool | None:
+    def visit_or(self, e: ex.Or) -> bool | None:
         a, b = self.visit(e.left), self.visit(e.right)
         if a is True or b is True:
             return True
         return None if a is None or b is None else False
 
-    def visit_not(self, e: Not) -> bool | None:
+    def visit_not(self, e: ex.Not) -> bool | None:
         v = self.visit(e.operand)
         return None if v is None else not v
 
-    def visit_lit(self, e: Lit) -> bool | None:
+    def visit_lit(self, e: ex.Lit) -> bool | None:
         if isinstance(e.value, bool):
             return e.value
         return self._value(e)
@@ -156,23 +144,23 @@ def random_predicate(rng: random.Random, columns: Sequence[str],
         if d <= 0 or r < 0.45:
             k = rng.random()
             if k < 0.1:
-                return IsNan(value(d - 1))
+                return ex.IsNan(value(d - 1))
             if k < 0.15:
-                return IsNull(col(rng.choice(list(columns))))
+                return ex.IsNull(col(rng.choice(list(columns))))
             if k < 0.22:
                 lo, hi = sorted(rng.sample(list(literals), 2), key=lambda v: (v != v, v))
                 return value(d - 1).between(lo, hi)
             if k < 0.27:
                 return value(d - 1).isin(rng.sample(list(literals), rng.randint(0, 3)))
             op = rng.choice(COMPARISONS)
-            right: Expr = Lit(rng.choice(list(literals))) if rng.random() < 0.85 else \
+            right: Expr = ex.Lit(rng.choice(list(literals))) if rng.random() < 0.85 else \
                 col(rng.choice(list(columns)))
             left = value(d - 1)
-            return Compare(op, left, right) if rng.random() < 0.8 else Compare(op, right, left)
+            return ex.Compare(op, left, right) if rng.random() < 0.8 else ex.Compare(op, right, left)
         if r < 0.7:
-            return And(pred(d - 1), pred(d - 1))
+            return ex.And(pred(d - 1), pred(d - 1))
         if r < 0.92:
-            return Or(pred(d - 1), pred(d - 1))
-        return Not(pred(d - 1))
+            return ex.Or(pred(d - 1), pred(d - 1))
+        return ex.Not(pred(d - 1))
 
     return pred(depth)

@@ -97,8 +97,10 @@ def _tested_node_types(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance":
             for n in ast.walk(node.args[1]):
-                if isinstance(n, ast.Name) and n.id in names:
-                    found.add(n.id)
+                name = n.id if isinstance(n, ast.Name) else \
+                    n.attr if isinstance(n, ast.Attribute) else None
+                if name in names:
+                    found.add(name)
     return found
 
 
