@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from nanstats.core.floats import nan_sign
 from nanstats.prune import expressions as ex
 from nanstats.prune.expressions import Expr
 from nanstats.prune.visitor import ExprVisitor
@@ -31,7 +32,7 @@ def _literal(v: object) -> str:
         if math.isnan(v):
             # Spark compares every NaN alike (nan_greatest): the sign only matters
             # to the bits it returns.
-            return "(- CAST('NaN' AS DOUBLE))" if math.copysign(1, v) < 0 else \
+            return "(- CAST('NaN' AS DOUBLE))" if nan_sign(v) < 0 else \
                 "CAST('NaN' AS DOUBLE)"
         if math.isinf(v):
             return "CAST('Infinity' AS DOUBLE)" if v > 0 else "CAST('-Infinity' AS DOUBLE)"
