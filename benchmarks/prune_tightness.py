@@ -34,11 +34,12 @@ from nanstats.core.stats import ColumnStats
 from nanstats.metadata.footer import read_footer
 from nanstats.parquet.recompute import recompute
 from nanstats.parquet.upgrading import upgrade
-from nanstats.prune.files import FileSource
+from nanstats.prune.parquet_source import FileSource
 from nanstats.prune.parser import parse
+from nanstats.prune.planner import plan
 from nanstats.prune.row_filter import filter_mask
-from nanstats.prune.scopes import LayeredSource, StatsSource, plan
 from nanstats.prune.semantics import SEMANTICS
+from nanstats.prune.sources import LayeredSource, StatsSource
 
 QUERIES = (
     "temp > 30",

@@ -69,7 +69,9 @@ nitpick_ignore_regex = [
                r"|PageStats|StatsTable|ColumnAbstract|Key|Page|Predicate)"),
     # Internal helpers that appear in public signatures.
     (r"py:.*", r"nanstats\.(stats_table|buffers|arrow_c|parquet\.(footer|pages|page_index"
-               r"|thrift_codec|recompute)|prune\.(expressions|abstract|constraints|scopes))\..*"),
+               r"|thrift_codec|recompute)|core\.(abstraction|reading_rules)"
+               r"|prune\.(expressions|abstract|constraints|results|source|sources|planner"
+               r"|parquet_source|visitor))\..*"),
     (r"py:.*", r"(optional|array-like|array_like|default|callable|bytes-like|path-like)"),
 ]
 

@@ -11,8 +11,9 @@ vectorised over the written bounds.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -119,10 +120,15 @@ def column_index_refusal(
     return None
 
 
-def boundary_order(min_keys: npt.NDArray[np.int64], max_keys: npt.NDArray[np.int64]) -> BoundaryOrder:
+def boundary_order(min_keys: npt.NDArray[Any] | Sequence[Any],
+                   max_keys: npt.NDArray[Any] | Sequence[Any]) -> BoundaryOrder:
     """ASCENDING when both bound lists are non-decreasing, DESCENDING when both
     are non-increasing (and not ASCENDING), else UNORDERED.  Null pages are
     left out by the caller; fewer than two pages count as ASCENDING.
+
+    Keys are numpy arrays (int64 totalOrder keys of a float column) or
+    sequences of any mutually comparable values: Python ints of any size,
+    ``bytes`` (compared byte-wise, trailing zero bytes included).
 
     >>> import numpy as np
     >>> boundary_order(np.array([1, 2, 2]), np.array([3, 3, 4]))
@@ -132,10 +138,16 @@ def boundary_order(min_keys: npt.NDArray[np.int64], max_keys: npt.NDArray[np.int
     >>> big = np.iinfo(np.int64)
     >>> boundary_order(np.array([big.max, big.min]), np.array([big.max, big.min]))
     'DESCENDING'
+    >>> boundary_order([b"b\\x00", b"b"], [b"c", b"c"]), boundary_order([2**64, 1], [2**64, 1])
+    ('DESCENDING', 'DESCENDING')
     """
+    # Sequences become object arrays: numpy's own bytes dtype would drop
+    # trailing zero bytes, and its integers stop at 64 bits.
+    lo = min_keys if isinstance(min_keys, np.ndarray) else np.array(list(min_keys), dtype=object)
+    hi = max_keys if isinstance(max_keys, np.ndarray) else np.array(list(max_keys), dtype=object)
     # Compare neighbours rather than subtract them: keys span all of int64,
     # so a difference can overflow.
-    lo0, lo1, hi0, hi1 = min_keys[:-1], min_keys[1:], max_keys[:-1], max_keys[1:]
+    lo0, lo1, hi0, hi1 = lo[:-1], lo[1:], hi[:-1], hi[1:]
     if (lo0 <= lo1).all() and (hi0 <= hi1).all():
         return "ASCENDING"
     if (lo0 >= lo1).all() and (hi0 >= hi1).all():

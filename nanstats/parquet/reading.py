@@ -30,8 +30,8 @@ from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
 from nanstats.prune.files import RowSelection, pages
 from nanstats.prune.parser import as_predicate
+from nanstats.prune.results import Ranges
 from nanstats.prune.row_filter import filter_mask
-from nanstats.prune.scopes import Ranges
 from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
 
 

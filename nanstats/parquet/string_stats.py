@@ -41,7 +41,7 @@ from nanstats.metadata.footer import Footer, LeafColumn
 from nanstats.metadata.pages import Page
 from nanstats.metadata.thrift import pq
 from nanstats.parquet.recompute import _combine, _leaf_of, checked_page_starts
-from nanstats.prune.reading_rules import leaf_kind
+from nanstats.prune.parquet_source import leaf_kind
 
 
 def check_truncate(n: Any) -> int:

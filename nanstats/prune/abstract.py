@@ -26,99 +26,23 @@ only costs a read, never a lost row.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Literal
+from collections.abc import Callable
+from dataclasses import replace
 
-from nanstats.prune.expressions import (
-    And,
-    Arith,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Neg,
-    Not,
-    Or,
-)
-from nanstats.prune.semantics import (
-    TRUE_UNDER,
-    NanSemantics,
-    Relation,
-    float_key,
-    nan_sign,
-)
+from nanstats.core.abstraction import Bound, ColumnAbstract
+from nanstats.core.floats import float_key, nan_sign
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr
+from nanstats.prune.semantics import TRUE_UNDER, NanSemantics, Relation
+from nanstats.prune.visitor import ExprVisitor
+
+__all__ = ["ALL_TRUTHS", "ColumnAbstract", "Truth", "TruthSet", "env_has_rows", "may_match",
+           "relations", "truth", "value"]
 
 Truth = bool | None
 TruthSet = frozenset[Truth]
-ValueKind = Literal["float", "int", "bytes", "any"]
-Bound = float | int | bytes | None
 
 ALL_TRUTHS: TruthSet = frozenset({True, False, None})
-
-
-@dataclass(frozen=True)
-class ColumnAbstract:
-    """What may occur in a column (or a value expression) over one scope.
-
-    ``lo``/``hi`` bound the non-NaN values in totalOrder (None: unbounded);
-    they mean nothing when ``may_value`` is false.  ``kind`` is the value
-    domain (floats, integers, byte strings, or unknown).
-
-    >>> ColumnAbstract.anything()
-    ColumnAbstract(any: [-, +], value, null, +nan, -nan)
-    >>> ColumnAbstract.of_range(-0.0, 3.0, may_null=True)
-    ColumnAbstract(float: [-0.0, 3.0], value, null)
-    """
-
-    kind: ValueKind
-    lo: Bound
-    hi: Bound
-    may_value: bool
-    may_null: bool
-    may_pos_nan: bool
-    may_neg_nan: bool
-
-    @classmethod
-    def anything(cls, kind: ValueKind = "any", *, may_null: bool = True) -> ColumnAbstract:
-        """Nothing known (floats may be NaN of either sign)."""
-        nan = kind in ("float", "any")
-        return cls(kind, None, None, True, may_null, nan, nan)
-
-    @classmethod
-    def of_range(cls, lo: Bound, hi: Bound, *, may_null: bool = False,
-                 may_pos_nan: bool = False, may_neg_nan: bool = False) -> ColumnAbstract:
-        """Numbers within [lo, hi], plus what the flags allow."""
-        kind: ValueKind = "float" if isinstance(lo, float) or isinstance(hi, float) else \
-            "bytes" if isinstance(lo, bytes) or isinstance(hi, bytes) else "int"
-        return cls(kind, lo, hi, True, may_null, may_pos_nan, may_neg_nan)
-
-    @classmethod
-    def only_null(cls, kind: ValueKind = "any") -> ColumnAbstract:
-        """Every value is null."""
-        return cls(kind, None, None, False, True, False, False)
-
-    @classmethod
-    def only_nan(cls, *, pos: bool = True, neg: bool = True,
-                 may_null: bool = False) -> ColumnAbstract:
-        """Every non-null value is NaN (of the allowed signs)."""
-        return cls("float", None, None, False, may_null, pos, neg)
-
-    @property
-    def may_nan(self) -> bool:
-        """Whether a NaN of either sign may occur."""
-        return self.may_pos_nan or self.may_neg_nan
-
-    def __repr__(self) -> str:
-        def fmt(b: Bound, open_: str) -> str:
-            return open_ if b is None else repr(b)
-
-        flags = [name for name, on in (("value", self.may_value), ("null", self.may_null),
-                                        ("+nan", self.may_pos_nan), ("-nan", self.may_neg_nan))
-                 if on]
-        rng = f"[{fmt(self.lo, '-')}, {fmt(self.hi, '+')}]" if self.may_value else "no numbers"
-        return f"ColumnAbstract({self.kind}: {rng}, {', '.join(flags) or 'empty'})"
 
 
 # --- comparing bounds ---------------------------------------------------------
@@ -213,7 +137,7 @@ def _literal(value: object) -> ColumnAbstract | None:
 
 def _constant(e: Expr) -> float | None:
     """The value of a finite numeric literal, else None."""
-    if isinstance(e, Lit) and isinstance(e.value, int | float) and not isinstance(e.value, bool):
+    if isinstance(e, ex.Lit) and isinstance(e.value, int | float) and not isinstance(e.value, bool):
         v = float(e.value)
         return v if math.isfinite(v) else None
     return None
@@ -233,20 +157,28 @@ def _map(a: ColumnAbstract, f: object, increasing: bool) -> ColumnAbstract:
     return ColumnAbstract("float", lo, hi, a.may_value, a.may_null, nan, nan)
 
 
-def value(e: Expr, env: dict[str, ColumnAbstract]) -> ColumnAbstract:
-    """The abstraction of a value expression over one scope."""
-    if isinstance(e, Col):
+class _ValueOf(ExprVisitor[ColumnAbstract]):
+    """The abstraction of a value expression; a predicate is not a value."""
+
+    __slots__ = ("env",)
+
+    def __init__(self, env: dict[str, ColumnAbstract]) -> None:
+        self.env = env
+
+    def visit_col(self, e: ex.Col) -> ColumnAbstract:
         try:
-            return env[e.name]
+            return self.env[e.name]
         except KeyError:
             raise KeyError(f"no statistics given for column {e.name!r}") from None
-    if isinstance(e, Lit):
+
+    def visit_lit(self, e: ex.Lit) -> ColumnAbstract:
         out = _literal(e.value)
         if out is None:
             raise TypeError(f"{e!r} is a truth value, not a value")
         return out
-    if isinstance(e, Neg):
-        a = _as_float(value(e.operand, env))
+
+    def visit_neg(self, e: ex.Neg) -> ColumnAbstract:
+        a = _as_float(self.visit(e.operand))
         if a.kind not in ("float", "any"):
             raise TypeError(f"cannot negate {a.kind} values in {e!r}")
         # a.kind is "float" or "any" here: bounds, when present, are floats.
@@ -254,8 +186,9 @@ def value(e: Expr, env: dict[str, ColumnAbstract]) -> ColumnAbstract:
         hi = None if a.lo is None else -float(a.lo)
         return ColumnAbstract("float", lo, hi, a.may_value, a.may_null,
                               a.may_neg_nan, a.may_pos_nan)
-    if isinstance(e, Arith):
-        left, right = value(e.left, env), value(e.right, env)
+
+    def visit_arith(self, e: ex.Arith) -> ColumnAbstract:
+        left, right = self.visit(e.left), self.visit(e.right)
         c_right, c_left = _constant(e.right), _constant(e.left)
         may_null = left.may_null or right.may_null
         if c_right is not None:
@@ -278,7 +211,22 @@ def value(e: Expr, env: dict[str, ColumnAbstract]) -> ColumnAbstract:
                 return _map(right, lambda v: c * v, c > 0)
         # Not monotonic in a known direction: anything, NaN included.
         return ColumnAbstract.anything("float", may_null=may_null)
-    raise TypeError(f"{e!r} is a predicate, not a value")
+
+    def _predicate(self, e: Expr) -> ColumnAbstract:
+        raise TypeError(f"{e!r} is a predicate, not a value")
+
+    visit_compare = visit_is_nan = visit_is_null = _predicate
+    visit_and = visit_or = visit_not = _predicate
+
+
+def value(e: Expr, env: dict[str, ColumnAbstract]) -> ColumnAbstract:
+    """The abstraction of a value expression over one scope.
+
+    >>> from nanstats.prune.expressions import col
+    >>> value(-col("x") + 1.0, {"x": ColumnAbstract.of_range(1.0, 5.0, may_pos_nan=True)})
+    ColumnAbstract(float: [-4.0, 0.0], value, +nan, -nan)
+    """
+    return _ValueOf(env).visit(e)
 
 
 # --- predicates ---------------------------------------------------------------
@@ -299,49 +247,82 @@ def _or(a: Truth, b: Truth) -> Truth:
     return False
 
 
-def truth(e: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> TruthSet:
-    """Every truth value a predicate may take on some row of the scope.
+class _TruthOf(ExprVisitor[TruthSet]):
+    """The truth values a predicate may take; a value expression is not a predicate."""
 
-    An empty set means the scope has no rows.
-    """
-    if isinstance(e, Compare):
-        a, b = value(e.left, env), value(e.right, env)
+    __slots__ = ("env", "semantics", "values")
+
+    def __init__(self, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> None:
+        self.env, self.semantics, self.values = env, semantics, _ValueOf(env)
+
+    def visit_compare(self, e: ex.Compare) -> TruthSet:
+        a, b = self.values.visit(e.left), self.values.visit(e.right)
         if e.left.same_as(e.right):
             # One row, one value: a number equals itself, a NaN is unordered
             # with itself under IEEE 754 and equal to itself elsewhere.
-            nan_rel: Relation = "un" if semantics == "ieee" else "eq"
+            nan_rel: Relation = "un" if self.semantics == "ieee" else "eq"
             rels: set[Relation] = set()
             if a.may_value:
                 rels.add("eq")
             if a.may_nan:
                 rels.add(nan_rel)
         else:
-            rels = relations(a, b, semantics)
+            rels = relations(a, b, self.semantics)
         out: set[Truth] = {r in TRUE_UNDER[e.op] for r in rels}
         nonnull_a = a.may_value or a.may_nan
         nonnull_b = b.may_value or b.may_nan
         if (a.may_null and (nonnull_b or b.may_null)) or (b.may_null and nonnull_a):
             out.add(None)
         return frozenset(out)
-    if isinstance(e, IsNan):
-        a = value(e.operand, env)
+
+    def visit_is_nan(self, e: ex.IsNan) -> TruthSet:
+        a = self.values.visit(e.operand)
         return frozenset({True} if a.may_nan else set()) | \
             frozenset({False} if a.may_value or a.may_null else set())
-    if isinstance(e, IsNull):
-        a = value(e.operand, env)
+
+    def visit_is_null(self, e: ex.IsNull) -> TruthSet:
+        a = self.values.visit(e.operand)
         return frozenset({True} if a.may_null else set()) | \
             frozenset({False} if a.may_value or a.may_nan else set())
-    if isinstance(e, And | Or):
-        left, right = truth(e.left, env, semantics), truth(e.right, env, semantics)
-        if not left or not right:
+
+    def _combine(self, left: Expr, right: Expr, op: Callable[[Truth, Truth], Truth]
+                 ) -> TruthSet:
+        a, b = self.visit(left), self.visit(right)
+        if not a or not b:
             return frozenset()
-        op = _and if isinstance(e, And) else _or
-        return frozenset(op(x, y) for x in left for y in right)
-    if isinstance(e, Not):
-        return frozenset(None if t is None else not t for t in truth(e.operand, env, semantics))
-    if isinstance(e, Lit) and isinstance(e.value, bool):
-        return frozenset({e.value}) if env_has_rows(env) else frozenset()
-    raise TypeError(f"{e!r} is a value, not a predicate")
+        return frozenset(op(x, y) for x in a for y in b)
+
+    def visit_and(self, e: ex.And) -> TruthSet:
+        return self._combine(e.left, e.right, _and)
+
+    def visit_or(self, e: ex.Or) -> TruthSet:
+        return self._combine(e.left, e.right, _or)
+
+    def visit_not(self, e: ex.Not) -> TruthSet:
+        return frozenset(None if t is None else not t for t in self.visit(e.operand))
+
+    def visit_lit(self, e: ex.Lit) -> TruthSet:
+        if isinstance(e.value, bool):
+            return frozenset({e.value}) if env_has_rows(self.env) else frozenset()
+        return self._value(e)
+
+    def _value(self, e: Expr) -> TruthSet:
+        raise TypeError(f"{e!r} is a value, not a predicate")
+
+    visit_col = visit_arith = visit_neg = _value
+
+
+def truth(e: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> TruthSet:
+    """Every truth value a predicate may take on some row of the scope.
+
+    An empty set means the scope has no rows.
+
+    >>> from nanstats.prune.expressions import col
+    >>> sorted(truth(col("x") < 2.0, {"x": ColumnAbstract.of_range(1.0, 5.0, may_null=True)},
+    ...              "ieee"), key=repr)
+    [False, None, True]
+    """
+    return _TruthOf(env, semantics).visit(e)
 
 
 def env_has_rows(env: dict[str, ColumnAbstract]) -> bool:

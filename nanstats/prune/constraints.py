@@ -24,10 +24,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from nanstats.core.abstraction import ColumnAbstract
 from nanstats.core.floats import float_key
-from nanstats.prune.abstract import ColumnAbstract
-from nanstats.prune.expressions import And, Col, Compare, Expr, IsNan, IsNull, Lit, Or
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr
 from nanstats.prune.semantics import SWAPPED, Comparison, NanSemantics
+from nanstats.prune.visitor import ExprVisitor
 
 # Keys of one column are all ints (float64 totalOrder keys, integers) or all bytes;
 # typed Any because the two never meet and mypy cannot say so.
@@ -137,19 +139,24 @@ def _compare_need(op: Comparison, c: float | int | bytes, kind: str,
     return Need(True, high if op == ">" else low, op == ">=", None, False, *above, False)
 
 
-def necessary(e: Expr, column: str, semantics: NanSemantics, kind: str = "float") -> Need | None:
-    """What a row the predicate accepts must hold in ``column``, or None (no condition).
+class _Necessary(ExprVisitor[Need | None]):
+    """What a predicate needs of one column; None where it needs nothing."""
 
-    ``kind`` is the column's value kind ('float', 'int' or 'bytes'); keys are
-    float64 totalOrder keys for floats, the values themselves otherwise.
-    """
-    if isinstance(e, Compare):
+    __slots__ = ("column", "kind", "semantics")
+
+    def __init__(self, column: str, semantics: NanSemantics, kind: str) -> None:
+        self.column, self.semantics, self.kind = column, semantics, kind
+
+    def _is_column(self, e: Expr) -> bool:
+        return isinstance(e, ex.Col) and e.name == self.column
+
+    def visit_compare(self, e: ex.Compare) -> Need | None:
         left, right, op = e.left, e.right, e.op
-        if isinstance(right, Col) and not isinstance(left, Col):
+        if isinstance(right, ex.Col) and not isinstance(left, ex.Col):
             left, right, op = right, left, SWAPPED[op]
-        if not (isinstance(left, Col) and left.name == column and isinstance(right, Lit)):
+        if not (self._is_column(left) and isinstance(right, ex.Lit)):
             return None
-        c = right.value
+        c, kind, semantics = right.value, self.kind, self.semantics
         if isinstance(c, bool):
             return None
         if kind == "float" and isinstance(c, int | float):
@@ -162,22 +169,47 @@ def necessary(e: Expr, column: str, semantics: NanSemantics, kind: str = "float"
             return _compare_need(op, c.encode("utf-8") if isinstance(c, str) else c, kind,
                                  semantics)
         return None
-    if isinstance(e, IsNan) and isinstance(e.operand, Col) and e.operand.name == column:
-        return Need(False, None, False, None, False, True, True, False)
-    if isinstance(e, IsNull) and isinstance(e.operand, Col) and e.operand.name == column:
-        return Need(False, None, False, None, False, False, False, True)
-    if isinstance(e, And):
-        a = necessary(e.left, column, semantics, kind)
-        b = necessary(e.right, column, semantics, kind)
+
+    def visit_is_nan(self, e: ex.IsNan) -> Need | None:
+        if self._is_column(e.operand):
+            return Need(False, None, False, None, False, True, True, False)
+        return None
+
+    def visit_is_null(self, e: ex.IsNull) -> Need | None:
+        if self._is_column(e.operand):
+            return Need(False, None, False, None, False, False, False, True)
+        return None
+
+    def visit_and(self, e: ex.And) -> Need | None:
+        a, b = self.visit(e.left), self.visit(e.right)
         if a is None or b is None:
             return a if b is None else b
         return _intersect(a, b)
-    if isinstance(e, Or):
-        a = necessary(e.left, column, semantics, kind)
-        b = necessary(e.right, column, semantics, kind)
+
+    def visit_or(self, e: ex.Or) -> Need | None:
+        a, b = self.visit(e.left), self.visit(e.right)
         if a is None or b is None:
             return None
         return _hull(a, b)
-    if isinstance(e, Lit) and e.value is False:
-        return _NOTHING
-    return None
+
+    def visit_lit(self, e: ex.Lit) -> Need | None:
+        return _NOTHING if e.value is False else None
+
+    def _nothing_needed(self, e: Expr) -> Need | None:
+        # A NOT flips what it wraps and values are no predicates: no condition.
+        return None
+
+    visit_col = visit_arith = visit_neg = visit_not = _nothing_needed
+
+
+def necessary(e: Expr, column: str, semantics: NanSemantics, kind: str = "float") -> Need | None:
+    """What a row the predicate accepts must hold in ``column``, or None (no condition).
+
+    ``kind`` is the column's value kind ('float', 'int' or 'bytes'); keys are
+    float64 totalOrder keys for floats, the values themselves otherwise.
+
+    >>> from nanstats.prune.expressions import col
+    >>> necessary(col("s") >= "b", "s", "ieee", "bytes").lo
+    b'b'
+    """
+    return _Necessary(column, semantics, kind).visit(e)

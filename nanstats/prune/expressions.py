@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from nanstats.core.floats import nan_sign
 from nanstats.prune.semantics import Comparison, check_comparison
 
 ArithOp = Literal["+", "-", "*", "/"]
@@ -155,7 +156,7 @@ def _format_literal(v: Scalar) -> str:
         return "true" if v else "false"
     if isinstance(v, float):
         if math.isnan(v):
-            return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+            return "-nan" if nan_sign(v) < 0 else "nan"
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
         return repr(v)

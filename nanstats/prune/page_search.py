@@ -8,7 +8,7 @@ promises only that the min list and the max list are each non-decreasing
 (null pages left out); it does NOT promise ``max[i] <= min[i + 1]``: bounds
 may be widened (byte-array bounds are truncated, see
 :mod:`nanstats.core.byte_bounds`) and pages of sorted data share values at
-their edges.  Three searches:
+their edges.  Two searches:
 
 ``loose`` (the default for ordered indexes)
     relies on the two lists being sorted separately and nothing more.  The
@@ -16,17 +16,14 @@ their edges.  Three searches:
     the pages whose min does not pass it a prefix; the candidates are their
     intersection, found by binary search.  Exact for any bounds the index
     may legally hold.
-``strict``
-    additionally assumes disjoint pages, ``max[i] <= min[i + 1]`` (exact bounds
-    of sorted data): a page that straddles an end of the range ends the
-    search for that end at once.  A little shorter; WRONG (it can miss pages)
-    when bounds overlap, which ``ASCENDING`` allows.  Kept for comparison.
 ``linear``
     examines every non-null page; the only choice for ``UNORDERED``.
 
 A *step* is one probe of a page: comparing the range with that page's min
 and/or max counts once, as in the study this module reproduces
-(``benchmarks/page_search_study.py``).  A linear search takes one step per
+(``benchmarks/page_search_study.py``, which also holds the "strict" search
+that assumes disjoint pages, ``max[i] <= min[i + 1]``: a little shorter, and
+wrong when bounds overlap, as ``ASCENDING`` allows).  A linear search takes one step per
 non-null page.
 
 Bounds are any mutually comparable values: Python or numpy integers (float
@@ -51,15 +48,16 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.core.rules import BoundaryOrder
+from nanstats.core.rules import BoundaryOrder, boundary_order
 from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 
-SearchAlgorithm = Literal["auto", "loose", "strict", "linear"]
+SearchAlgorithm = Literal["auto", "loose", "linear"]
 
 # ColumnIndex field 4 is a Thrift enum; accept its numbers as well as its names.
-_BOUNDARY_ORDERS: dict[object, BoundaryOrder] = {
-    **BOUNDARY_ORDER_NAMES, **{name: name for name in BOUNDARY_ORDER_NAMES.values()}}
-_ALGORITHMS = ("auto", "loose", "strict", "linear")
+_BOUNDARY_ORDERS: dict[object, BoundaryOrder] = {}
+for _number, _name in BOUNDARY_ORDER_NAMES.items():
+    _BOUNDARY_ORDERS[_number] = _BOUNDARY_ORDERS[_name] = _name
+_ALGORITHMS = ("auto", "loose", "linear")
 
 
 @dataclass(frozen=True)
@@ -169,7 +167,7 @@ class PageSearchResult:
     ((1,), 1, 2)
     """
 
-    algorithm: Literal["loose", "strict", "linear"]
+    algorithm: str  # 'loose' or 'linear' (benchmarks/page_search_study.py adds 'strict')
     pages: tuple[int, ...]
     steps: int
     page_count: int
@@ -211,11 +209,11 @@ def search_pages(
 
     ``boundary_order`` is ``'ASCENDING'``, ``'DESCENDING'`` or ``'UNORDERED'``
     (or the Thrift numbers 1, 2, 0).  ``algorithm='auto'`` picks ``loose`` for
-    an ordered index and ``linear`` otherwise; ``loose`` and ``strict`` refuse
-    an unordered index.  The bounds of null pages are never read.  With
-    ``check_order=True`` the declared order is verified first (one pass; for
-    ``strict`` also ``max[i] <= min[i + 1]``), raising ValueError where it
-    does not hold; by default it is trusted, as readers do.
+    an ordered index and ``linear`` otherwise; ``loose`` refuses an unordered
+    index.  The bounds of null pages are never read.  With
+    ``check_order=True`` the declared order is verified first (one pass),
+    raising ValueError where it does not hold; by default it is trusted, as
+    readers do.
 
     >>> nulls = [False, True, False, False, False]
     >>> mins = [b"Ann", b"", b"Bo", b"Ci", b"Ed"]       # truncated bounds
@@ -251,7 +249,7 @@ def search_pages(
         )
     if not isinstance(query, ValueInterval):
         raise TypeError(f"query must be a ValueInterval, not {type(query).__name__}")
-    chosen: Literal["loose", "strict", "linear"]
+    chosen: Literal["loose", "linear"]
     if algorithm == "auto":
         chosen = "linear" if order == "UNORDERED" else "loose"
     else:
@@ -277,7 +275,7 @@ def search_pages(
         at = at[::-1]
     view = _Bounds(min_values, max_values, at)
     if check_order:
-        _check_order(view, order, strict=chosen == "strict")
+        _check_order(view, order)
 
     if query.is_empty() or not at:
         return PageSearchResult(chosen, (), 0, n)
@@ -288,12 +286,16 @@ def search_pages(
             if not query.lies_below(view.max(p)) and not query.lies_above(view.min(p))
         ]
         return PageSearchResult(chosen, tuple(sorted(hit)), len(at), n)
-    first, last, steps = _bisect(view, query, strict=chosen == "strict")
+    first, last, steps = _bisect(view, query)
     return PageSearchResult(chosen, tuple(sorted(at[first : last + 1])), steps, n)
 
 
 class _Bounds:
-    """The bounds of the non-null pages by position ``p`` (ascending order)."""
+    """The bounds of the non-null pages by position ``p``, in ascending order.
+
+    Read in place from the page index lists, never copied: a binary search
+    reads few of them.  ``at`` lists the pages' indices by position.
+    """
 
     __slots__ = ("_at", "_maxs", "_mins")
 
@@ -313,7 +315,7 @@ class _Bounds:
         return self._at[p]
 
 
-def _bisect(bounds: _Bounds, query: ValueInterval, *, strict: bool) -> tuple[int, int, int]:
+def _bisect(bounds: _Bounds, query: ValueInterval) -> tuple[int, int, int]:
     """Positions ``first..last`` (inclusive; empty when first > last) of the
     ascending bounds that intersect ``query``, and the number of probes.
 
@@ -323,6 +325,9 @@ def _bisect(bounds: _Bounds, query: ValueInterval, *, strict: bool) -> tuple[int
     sorted min list: every position up to ``last`` does.  Each probe reads one
     page's min and max and narrows both searches; ``first`` is searched, then
     ``last`` in what is left.
+
+    >>> _bisect(_Bounds([1, 3, 3, 8], [4, 5, 9, 9], range(4)), ValueInterval.point(4))
+    (0, 2, 4)
     """
     m = len(bounds)
     f_lo, f_hi = 0, m  # first in [f_lo, f_hi]
@@ -337,28 +342,29 @@ def _bisect(bounds: _Bounds, query: ValueInterval, *, strict: bool) -> tuple[int
             break
         p = (f_lo + f_hi) // 2 if f_lo < f_hi else (l_lo + l_hi + 1) // 2
         steps += 1
-        below = query.lies_below(bounds.max(p))
-        above = query.lies_above(bounds.min(p))
-        if below:
+        if query.lies_below(bounds.max(p)):
             f_lo = max(f_lo, p + 1)
         else:
             f_hi = min(f_hi, p)
-        if above:
+        if query.lies_above(bounds.min(p)):
             l_hi = min(l_hi, p - 1)
         else:
             l_lo = max(l_lo, p)
-        if strict:
-            # Disjoint pages: max[p - 1] <= min[p] and max[p] <= min[p + 1], so
-            # a page straddling an end of the query settles that end.
-            if query.lies_below(bounds.min(p)):
-                f_lo = max(f_lo, p)
-            if query.lies_above(bounds.max(p)):
-                l_hi = min(l_hi, p)
     return f_lo, l_hi, steps
 
 
-def _check_order(bounds: _Bounds, order: BoundaryOrder, *, strict: bool) -> None:
-    """Raise ValueError at the first page whose bounds break the declared order."""
+def _check_order(bounds: _Bounds, order: BoundaryOrder) -> None:
+    """Raise ValueError at the first page whose bounds break the declared order.
+
+    Every page's min must not exceed its max, and the min and the max lists
+    (read in ascending order) must each be sorted (:func:`nanstats.core.rules.boundary_order`).
+
+    >>> _check_order(_Bounds([1, 3], [2, 4], range(2)), "ASCENDING")
+    >>> _check_order(_Bounds([3, 1], [4, 2], range(2)), "ASCENDING")
+    Traceback (most recent call last):
+    ...
+    ValueError: boundary_order ASCENDING: min of page 1 (1) is out of order against page 0 (3)
+    """
     if order == "UNORDERED":
         return
     for p in range(len(bounds)):
@@ -366,6 +372,11 @@ def _check_order(bounds: _Bounds, order: BoundaryOrder, *, strict: bool) -> None
             raise ValueError(
                 f"page {bounds.page(p)}: min {bounds.min(p)!r} > max {bounds.max(p)!r}"
             )
+    positions = range(len(bounds))
+    if boundary_order([bounds.min(p) for p in positions],
+                      [bounds.max(p) for p in positions]) == "ASCENDING":
+        return
+    # Out of order somewhere: name the first page at fault.
     for p in range(1, len(bounds)):
         for name, get in (("min", bounds.min), ("max", bounds.max)):
             if get(p - 1) > get(p):
@@ -373,11 +384,6 @@ def _check_order(bounds: _Bounds, order: BoundaryOrder, *, strict: bool) -> None
                     f"boundary_order {order}: {name} of page {bounds.page(p)} ({get(p)!r}) "
                     f"is out of order against page {bounds.page(p - 1)} ({get(p - 1)!r})"
                 )
-        if strict and bounds.max(p - 1) > bounds.min(p):
-            raise ValueError(
-                f"strict search: pages {bounds.page(p - 1)} and {bounds.page(p)} overlap "
-                f"(max {bounds.max(p - 1)!r} > min {bounds.min(p)!r})"
-            )
 
 
 def _hashable(x: object) -> bool:

@@ -22,20 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 from nanstats.core.floats import DOUBLE
-from nanstats.prune.expressions import (
-    And,
-    Arith,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Neg,
-    Not,
-    Or,
-)
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr
 from nanstats.prune.semantics import TRUE_UNDER, NanSemantics, check_semantics
+from nanstats.prune.visitor import ExprVisitor
 
 Bools = npt.NDArray[np.bool_]
 
@@ -91,12 +81,20 @@ def _load(table: Any, name: str) -> _Values:
                     "string columns")
 
 
-def _value(e: Expr, table: Any, n: int) -> _Values:
-    no_null = np.zeros(n, dtype=bool)
-    if isinstance(e, Col):
-        return _load(table, e.name)
-    if isinstance(e, Lit):
-        v = e.value
+class _ValueOf(ExprVisitor[_Values]):
+    """A value expression over every row; a predicate is not a value."""
+
+    __slots__ = ("n", "table")
+
+    def __init__(self, table: Any, n: int) -> None:
+        self.table, self.n = table, n
+
+    def visit_col(self, e: ex.Col) -> _Values:
+        return _load(self.table, e.name)
+
+    def visit_lit(self, e: ex.Lit) -> _Values:
+        v, n = e.value, self.n
+        no_null = np.zeros(n, dtype=bool)
         if isinstance(v, bool):
             raise TypeError(f"{e!r} is a truth value, not a value")
         if isinstance(v, float):
@@ -106,13 +104,15 @@ def _value(e: Expr, table: Any, n: int) -> _Values:
                            no_null)
         s = v.decode("utf-8") if isinstance(v, bytes) else v
         return _Values("str", np.full(n, s, dtype=object), no_null)
-    if isinstance(e, Neg):
-        a = _value(e.operand, table, n)
+
+    def visit_neg(self, e: ex.Neg) -> _Values:
+        a = self.visit(e.operand)
         if a.kind == "str":
             raise TypeError(f"cannot negate strings in {e!r}")
         return _Values("float", -np.asarray(a.data, dtype=np.float64), a.null)
-    if isinstance(e, Arith):
-        a, b = _value(e.left, table, n), _value(e.right, table, n)
+
+    def visit_arith(self, e: ex.Arith) -> _Values:
+        a, b = self.visit(e.left), self.visit(e.right)
         if "str" in (a.kind, b.kind):
             raise TypeError(f"arithmetic on strings in {e!r}")
         x, y = np.asarray(a.data, dtype=np.float64), np.asarray(b.data, dtype=np.float64)
@@ -123,7 +123,12 @@ def _value(e: Expr, table: Any, n: int) -> _Values:
         # SIMD and scalar code differ): make it the canonical +NaN.
         data[np.isnan(data)] = np.nan
         return _Values("float", data, a.null | b.null)
-    raise TypeError(f"{e!r} is a predicate, not a value")
+
+    def _predicate(self, e: Expr) -> _Values:
+        raise TypeError(f"{e!r} is a predicate, not a value")
+
+    visit_compare = visit_is_nan = visit_is_null = _predicate
+    visit_and = visit_or = visit_not = _predicate
 
 
 def _keys(x: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
@@ -157,38 +162,59 @@ def _relations(a: _Values, b: _Values, semantics: NanSemantics) -> dict[str, Boo
     return {"lt": lt, "eq": eq, "gt": ~lt & ~eq, "un": np.zeros(len(lt), dtype=bool)}
 
 
-def _truth(e: Expr, table: Any, n: int, semantics: NanSemantics) -> tuple[Bools, Bools]:
+Masks = tuple[Bools, Bools]
+
+
+class _TruthOf(ExprVisitor[Masks]):
     """(value, null) masks of a predicate; value is meaningless where null."""
-    if isinstance(e, Compare):
-        a, b = _value(e.left, table, n), _value(e.right, table, n)
-        rels = _relations(a, b, semantics)
-        val = np.zeros(n, dtype=bool)
+
+    __slots__ = ("n", "semantics", "values")
+
+    def __init__(self, table: Any, n: int, semantics: NanSemantics) -> None:
+        self.n, self.semantics, self.values = n, semantics, _ValueOf(table, n)
+
+    def visit_compare(self, e: ex.Compare) -> Masks:
+        a, b = self.values.visit(e.left), self.values.visit(e.right)
+        rels = _relations(a, b, self.semantics)
+        val = np.zeros(self.n, dtype=bool)
         for r in TRUE_UNDER[e.op]:
             val |= rels[r]
         return val, a.null | b.null
-    if isinstance(e, IsNan):
-        a = _value(e.operand, table, n)
-        nan = np.isnan(a.data) if a.kind == "float" else np.zeros(n, dtype=bool)
-        return nan & ~a.null, np.zeros(n, dtype=bool)
-    if isinstance(e, IsNull):
-        a = _value(e.operand, table, n)
-        return a.null.copy(), np.zeros(n, dtype=bool)
-    if isinstance(e, And | Or):
-        av, an = _truth(e.left, table, n, semantics)
-        bv, bn = _truth(e.right, table, n, semantics)
-        if isinstance(e, And):
-            false = (~an & ~av) | (~bn & ~bv)
-            null = ~false & (an | bn)
-            return ~false & ~null, null
+
+    def visit_is_nan(self, e: ex.IsNan) -> Masks:
+        a = self.values.visit(e.operand)
+        nan = np.isnan(a.data) if a.kind == "float" else np.zeros(self.n, dtype=bool)
+        return nan & ~a.null, np.zeros(self.n, dtype=bool)
+
+    def visit_is_null(self, e: ex.IsNull) -> Masks:
+        a = self.values.visit(e.operand)
+        return a.null.copy(), np.zeros(self.n, dtype=bool)
+
+    def visit_and(self, e: ex.And) -> Masks:
+        (av, an), (bv, bn) = self.visit(e.left), self.visit(e.right)
+        false = (~an & ~av) | (~bn & ~bv)
+        null = ~false & (an | bn)
+        return ~false & ~null, null
+
+    def visit_or(self, e: ex.Or) -> Masks:
+        (av, an), (bv, bn) = self.visit(e.left), self.visit(e.right)
         true = (~an & av) | (~bn & bv)
         null = ~true & (an | bn)
         return true, null
-    if isinstance(e, Not):
-        v, null = _truth(e.operand, table, n, semantics)
+
+    def visit_not(self, e: ex.Not) -> Masks:
+        v, null = self.visit(e.operand)
         return ~v, null
-    if isinstance(e, Lit) and isinstance(e.value, bool):
-        return np.full(n, e.value, dtype=bool), np.zeros(n, dtype=bool)
-    raise TypeError(f"{e!r} is a value, not a predicate")
+
+    def visit_lit(self, e: ex.Lit) -> Masks:
+        if isinstance(e.value, bool):
+            return np.full(self.n, e.value, dtype=bool), np.zeros(self.n, dtype=bool)
+        return self._value(e)
+
+    def _value(self, e: Expr) -> Masks:
+        raise TypeError(f"{e!r} is a value, not a predicate")
+
+    visit_col = visit_arith = visit_neg = _value
 
 
 def filter_mask(predicate: Expr, table: Any, semantics: NanSemantics = "nan_greatest") -> Bools:
@@ -198,5 +224,5 @@ def filter_mask(predicate: Expr, table: Any, semantics: NanSemantics = "nan_grea
     compared with doubles are converted to doubles, as SQL engines do.
     """
     check_semantics(semantics)
-    val, null = _truth(predicate, table, table.num_rows, semantics)
+    val, null = _TruthOf(table, table.num_rows, semantics).visit(predicate)
     return val & ~null

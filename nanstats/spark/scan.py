@@ -39,8 +39,10 @@ from nanstats.core.stats import ColumnStats
 from nanstats.lake.listing import list_parquet_files
 from nanstats.prune.expressions import Expr
 from nanstats.prune.parser import as_predicate
-from nanstats.prune.scopes import LayeredSource, RowSelection, StatsSource, plan
+from nanstats.prune.planner import plan
+from nanstats.prune.results import RowSelection
 from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
+from nanstats.prune.sources import LayeredSource, StatsSource
 
 
 @dataclass(frozen=True)
@@ -207,7 +209,7 @@ def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics
     >>> plan_scan(folder, "x > 20", "total_order").rows   # the file: a NaN of either sign
     11
     """
-    from nanstats.prune.files import FileSource
+    from nanstats.prune.parquet_source import FileSource
 
     pred = as_predicate(predicate)
     check_semantics(semantics)
@@ -249,8 +251,8 @@ def _read_batches(batches: Iterator[pa.RecordBatch], root: str, predicate: str,
     import pyarrow.parquet as papq
 
     from nanstats.parquet.reading import read_selection
-    from nanstats.prune.files import RowSelection
     from nanstats.prune.parser import parse
+    from nanstats.prune.results import RowSelection
     from nanstats.prune.row_filter import filter_mask
 
     pred = parse(predicate)

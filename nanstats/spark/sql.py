@@ -17,19 +17,10 @@ from __future__ import annotations
 
 import math
 
-from nanstats.prune.expressions import (
-    And,
-    Arith,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Neg,
-    Not,
-    Or,
-)
+from nanstats.core.floats import nan_sign
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr
+from nanstats.prune.visitor import ExprVisitor
 
 _OPS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "!="}
 
@@ -41,7 +32,7 @@ def _literal(v: object) -> str:
         if math.isnan(v):
             # Spark compares every NaN alike (nan_greatest): the sign only matters
             # to the bits it returns.
-            return "(- CAST('NaN' AS DOUBLE))" if math.copysign(1, v) < 0 else \
+            return "(- CAST('NaN' AS DOUBLE))" if nan_sign(v) < 0 else \
                 "CAST('NaN' AS DOUBLE)"
         if math.isinf(v):
             return "CAST('Infinity' AS DOUBLE)" if v > 0 else "CAST('-Infinity' AS DOUBLE)"
@@ -55,26 +46,50 @@ def _literal(v: object) -> str:
     raise TypeError(f"cannot write {v!r} in Spark SQL")
 
 
-def to_spark_sql(e: Expr) -> str:
-    """The Spark SQL text of a predicate or value expression."""
-    if isinstance(e, Col):
+class _SparkSql(ExprVisitor[str]):
+    """The Spark SQL text of each node."""
+
+    __slots__ = ()
+
+    def visit_col(self, e: ex.Col) -> str:
         return ".".join(f"`{part}`" for part in e.name.split("."))
-    if isinstance(e, Lit):
+
+    def visit_lit(self, e: ex.Lit) -> str:
         return _literal(e.value)
-    if isinstance(e, Compare):
-        return f"({to_spark_sql(e.left)} {_OPS[e.op]} {to_spark_sql(e.right)})"
-    if isinstance(e, Arith):
-        return f"({to_spark_sql(e.left)} {e.op} {to_spark_sql(e.right)})"
-    if isinstance(e, Neg):
-        return f"(- {to_spark_sql(e.operand)})"
-    if isinstance(e, IsNan):
-        return f"isnan({to_spark_sql(e.operand)})"
-    if isinstance(e, IsNull):
-        return f"({to_spark_sql(e.operand)} IS NULL)"
-    if isinstance(e, And):
-        return f"({to_spark_sql(e.left)} AND {to_spark_sql(e.right)})"
-    if isinstance(e, Or):
-        return f"({to_spark_sql(e.left)} OR {to_spark_sql(e.right)})"
-    if isinstance(e, Not):
-        return f"(NOT {to_spark_sql(e.operand)})"
-    raise TypeError(f"cannot translate {e!r} to Spark SQL")
+
+    def visit_compare(self, e: ex.Compare) -> str:
+        return f"({self.visit(e.left)} {_OPS[e.op]} {self.visit(e.right)})"
+
+    def visit_arith(self, e: ex.Arith) -> str:
+        return f"({self.visit(e.left)} {e.op} {self.visit(e.right)})"
+
+    def visit_neg(self, e: ex.Neg) -> str:
+        return f"(- {self.visit(e.operand)})"
+
+    def visit_is_nan(self, e: ex.IsNan) -> str:
+        return f"isnan({self.visit(e.operand)})"
+
+    def visit_is_null(self, e: ex.IsNull) -> str:
+        return f"({self.visit(e.operand)} IS NULL)"
+
+    def visit_and(self, e: ex.And) -> str:
+        return f"({self.visit(e.left)} AND {self.visit(e.right)})"
+
+    def visit_or(self, e: ex.Or) -> str:
+        return f"({self.visit(e.left)} OR {self.visit(e.right)})"
+
+    def visit_not(self, e: ex.Not) -> str:
+        return f"(NOT {self.visit(e.operand)})"
+
+
+_TO_SPARK_SQL = _SparkSql()
+
+
+def to_spark_sql(e: Expr) -> str:
+    """The Spark SQL text of a predicate or value expression.
+
+    >>> from nanstats.prune.expressions import col
+    >>> to_spark_sql(-col("s.x") / 2 <= 1)
+    '(((- `s`.`x`) / 2) <= 1)'
+    """
+    return _TO_SPARK_SQL.visit(e)

@@ -20,74 +20,106 @@ from typing import Any
 
 import numpy as np
 
-from nanstats.prune.expressions import (
-    And,
-    Arith,
-    Col,
-    Compare,
-    Expr,
-    IsNan,
-    IsNull,
-    Lit,
-    Neg,
-    Not,
-    Or,
-    col,
-)
+from nanstats.prune import expressions as ex
+from nanstats.prune.expressions import Expr, col
 from nanstats.prune.semantics import COMPARISONS, NanSemantics, holds, relation
+from nanstats.prune.visitor import ExprVisitor
 
 Row = dict[str, Any]
 
 
-def _value(e: Expr, row: Row) -> Any:
-    if isinstance(e, Col):
-        return row[e.name]
-    if isinstance(e, Lit):
+class _ValueOf(ExprVisitor[Any]):
+    """A value expression on one row (None: null); a predicate is not a value."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: Row) -> None:
+        self.row = row
+
+    def visit_col(self, e: ex.Col) -> Any:
+        return self.row[e.name]
+
+    def visit_lit(self, e: ex.Lit) -> Any:
         return e.value
-    if isinstance(e, Neg):
-        v = _value(e.operand, row)
+
+    def visit_neg(self, e: ex.Neg) -> Any:
+        v = self.visit(e.operand)
         return None if v is None else float(-np.float64(v))
-    if isinstance(e, Arith):
-        a, b = _value(e.left, row), _value(e.right, row)
+
+    def visit_arith(self, e: ex.Arith) -> Any:
+        a, b = self.visit(e.left), self.visit(e.right)
         if a is None or b is None:
             return None
         x, y = np.float64(a), np.float64(b)
         with np.errstate(all="ignore"):
             out = float({"+": x + y, "-": x - y, "*": x * y, "/": x / y}[e.op])
         return math.nan if math.isnan(out) else out  # canonical +NaN, as the row filter
-    raise TypeError(f"not a value: {e!r}")
+
+    def _predicate(self, e: Expr) -> Any:
+        raise TypeError(f"not a value: {e!r}")
+
+    visit_compare = visit_is_nan = visit_is_null = _predicate
+    visit_and = visit_or = visit_not = _predicate
 
 
-def evaluate_row(e: Expr, row: Row, semantics: NanSemantics) -> bool | None:
-    """True, False or None (null) for one row (a dict of column values, None = null)."""
-    if isinstance(e, Compare):
-        a, b = _value(e.left, row), _value(e.right, row)
+class _Evaluate(ExprVisitor[bool | None]):
+    """A predicate on one row: True, False or None (null)."""
+
+    __slots__ = ("semantics", "values")
+
+    def __init__(self, row: Row, semantics: NanSemantics) -> None:
+        self.values, self.semantics = _ValueOf(row), semantics
+
+    def visit_compare(self, e: ex.Compare) -> bool | None:
+        a, b = self.values.visit(e.left), self.values.visit(e.right)
         if a is None or b is None:
             return None
         if isinstance(a, float) != isinstance(b, float):
             a, b = float(a), float(b)  # an integer meets a double as a double
-        return holds(e.op, relation(a, b, semantics))
-    if isinstance(e, IsNan):
-        v = _value(e.operand, row)
+        return holds(e.op, relation(a, b, self.semantics))
+
+    def visit_is_nan(self, e: ex.IsNan) -> bool | None:
+        v = self.values.visit(e.operand)
         return isinstance(v, float) and math.isnan(v)
-    if isinstance(e, IsNull):
-        return _value(e.operand, row) is None
-    if isinstance(e, And):
-        a, b = evaluate_row(e.left, row, semantics), evaluate_row(e.right, row, semantics)
+
+    def visit_is_null(self, e: ex.IsNull) -> bool | None:
+        return self.values.visit(e.operand) is None
+
+    def visit_and(self, e: ex.And) -> bool | None:
+        a, b = self.visit(e.left), self.visit(e.right)
         if a is False or b is False:
             return False
         return None if a is None or b is None else True
-    if isinstance(e, Or):
-        a, b = evaluate_row(e.left, row, semantics), evaluate_row(e.right, row, semantics)
+
+    def visit_or(self, e: ex.Or) -> bool | None:
+        a, b = self.visit(e.left), self.visit(e.right)
         if a is True or b is True:
             return True
         return None if a is None or b is None else False
-    if isinstance(e, Not):
-        v = evaluate_row(e.operand, row, semantics)
+
+    def visit_not(self, e: ex.Not) -> bool | None:
+        v = self.visit(e.operand)
         return None if v is None else not v
-    if isinstance(e, Lit) and isinstance(e.value, bool):
-        return e.value
-    raise TypeError(f"not a predicate: {e!r}")
+
+    def visit_lit(self, e: ex.Lit) -> bool | None:
+        if isinstance(e.value, bool):
+            return e.value
+        return self._value(e)
+
+    def _value(self, e: Expr) -> bool | None:
+        raise TypeError(f"not a predicate: {e!r}")
+
+    visit_col = visit_arith = visit_neg = _value
+
+
+def evaluate_row(e: Expr, row: Row, semantics: NanSemantics) -> bool | None:
+    """True, False or None (null) for one row (a dict of column values, None = null).
+
+    >>> from nanstats.prune.expressions import col
+    >>> evaluate_row(col("x") == col("x"), {"x": float("nan")}, "nan_greatest")
+    True
+    """
+    return _Evaluate(row, semantics).visit(e)
 
 
 def random_predicate(rng: random.Random, columns: Sequence[str],
@@ -112,23 +144,23 @@ def random_predicate(rng: random.Random, columns: Sequence[str],
         if d <= 0 or r < 0.45:
             k = rng.random()
             if k < 0.1:
-                return IsNan(value(d - 1))
+                return ex.IsNan(value(d - 1))
             if k < 0.15:
-                return IsNull(col(rng.choice(list(columns))))
+                return ex.IsNull(col(rng.choice(list(columns))))
             if k < 0.22:
                 lo, hi = sorted(rng.sample(list(literals), 2), key=lambda v: (v != v, v))
                 return value(d - 1).between(lo, hi)
             if k < 0.27:
                 return value(d - 1).isin(rng.sample(list(literals), rng.randint(0, 3)))
             op = rng.choice(COMPARISONS)
-            right: Expr = Lit(rng.choice(list(literals))) if rng.random() < 0.85 else \
+            right: Expr = ex.Lit(rng.choice(list(literals))) if rng.random() < 0.85 else \
                 col(rng.choice(list(columns)))
             left = value(d - 1)
-            return Compare(op, left, right) if rng.random() < 0.8 else Compare(op, right, left)
+            return ex.Compare(op, left, right) if rng.random() < 0.8 else ex.Compare(op, right, left)
         if r < 0.7:
-            return And(pred(d - 1), pred(d - 1))
+            return ex.And(pred(d - 1), pred(d - 1))
         if r < 0.92:
-            return Or(pred(d - 1), pred(d - 1))
-        return Not(pred(d - 1))
+            return ex.Or(pred(d - 1), pred(d - 1))
+        return ex.Not(pred(d - 1))
 
     return pred(depth)

@@ -3,7 +3,10 @@ misdeclared bounds, null pages, descending order, degenerate indexes."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +18,21 @@ from hypothesis import strategies as st
 
 from nanstats.core.byte_bounds import truncate_max, truncate_min
 from nanstats.prune.page_search import PageSearchResult, ValueInterval, search_pages
+
+
+def _load_study() -> Any:
+    """benchmarks/page_search_study.py, which holds the strict search (not in the package)."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks",
+                        "page_search_study.py")
+    spec = importlib.util.spec_from_file_location("page_search_study", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+strict_search = _load_study().strict_search
 
 # ---------------------------------------------------------------- the oracle
 
@@ -76,6 +94,9 @@ class Chunk:
         return [not c for c in self.contents]
 
     def search(self, q: ValueInterval, order: str = "ASCENDING", **kw: Any) -> PageSearchResult:
+        if kw.get("algorithm") == "strict":
+            del kw["algorithm"]
+            return strict_search(self.mins, self.maxs, self.nulls, order, q, **kw)
         return search_pages(self.mins, self.maxs, self.nulls, order, q, **kw)
 
 
@@ -222,9 +243,24 @@ def test_strict_misses_pages_of_overlapping_bounds_loose_does_not() -> None:
     q = ValueInterval.point(5)
     assert search_pages(mins, maxs, nulls, "ASCENDING", q).pages == (0, 1, 2)
     # One probe of page 1 (0..10 straddles 5) "settles" both ends: pages 0 and 2 lost.
-    assert search_pages(mins, maxs, nulls, "ASCENDING", q, algorithm="strict").pages == (1,)
+    assert strict_search(mins, maxs, nulls, "ASCENDING", q).pages == (1,)
     with pytest.raises(ValueError, match="strict search: pages 0 and 1 overlap"):
-        search_pages(mins, maxs, nulls, "ASCENDING", q, algorithm="strict", check_order=True)
+        strict_search(mins, maxs, nulls, "ASCENDING", q, check_order=True)
+
+
+def test_strict_skips_a_page_of_truncated_bounds() -> None:
+    # docs/page_search.rst: names truncated to one byte overlap; page 1 holds "Bob" too.
+    pages = [[b"Ann", b"Ann"], [b"Ann", b"Bob"], [b"Bob", b"Cindy"], [b"Cindy", b"Ed"]]
+    mins = [truncate_min(min(p), 1)[0] for p in pages]
+    maxs = [truncate_max(max(p), 1)[0] for p in pages]
+    q = ValueInterval.point(b"Bob")
+    assert search_pages(mins, maxs, [False] * 4, "ASCENDING", q).pages == (1, 2)
+    assert strict_search(mins, maxs, [False] * 4, "ASCENDING", q).pages == (2,)
+
+
+def test_the_package_has_no_strict_search() -> None:
+    with pytest.raises(ValueError, match="unknown algorithm 'strict'"):
+        search_pages([1], [2], [False], "ASCENDING", ValueInterval.point(1), algorithm="strict")
 
 
 def test_zero_pages_and_all_null_pages() -> None:
@@ -324,13 +360,17 @@ def test_check_order_names_the_page_at_fault() -> None:
         (([1], [2], [False], ["ASCENDING"]), {}, ValueError, "unknown boundary_order"),
         (([1], [2], [False], "ASCENDING"), {"algorithm": "fast"}, ValueError, "unknown algorithm"),
         (([1], [2], [False], "UNORDERED"), {"algorithm": "loose"}, ValueError, "needs an ordered"),
-        (([1], [2], [False], 0), {"algorithm": "strict"}, ValueError, "needs an ordered"),
         (([1], [2], [0], "ASCENDING"), {}, TypeError, "null_pages must be a list of booleans"),
     ],
 )
 def test_misuse_is_refused(args, kwargs, error, match) -> None:
     with pytest.raises(error, match=match):
         search_pages(*args, ValueInterval.point(1), **kwargs)
+
+
+def test_strict_search_refuses_an_unordered_index() -> None:
+    with pytest.raises(ValueError, match="needs an ordered"):
+        strict_search([1], [2], [False], 0, ValueInterval.point(1))
 
 
 def test_query_must_be_an_interval() -> None:

@@ -24,10 +24,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nanstats
+from nanstats.core.abstraction import ColumnAbstract
 from nanstats.core.floats import DOUBLE, FLOAT, FLOAT16, FloatType
-from nanstats.prune.abstract import ColumnAbstract, truth
+from nanstats.core.reading_rules import from_column_stats, from_float_bounds
+from nanstats.prune.abstract import truth
 from nanstats.prune.expressions import Expr
-from nanstats.prune.reading_rules import from_column_stats, from_float_bounds
 from nanstats.prune.semantics import SEMANTICS
 from nanstats.testing.predicate_oracle import evaluate_row, random_predicate
 from tests.strategies import special_bits

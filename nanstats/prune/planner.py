@@ -1,0 +1,212 @@
+"""The planner: row groups and pages judged from any source of statistics.
+
+A :class:`~nanstats.prune.source.StatisticsSource` says what each row
+group's chunk statistics allow for each column, and per column the pages
+(first rows and abstractions) with the keys of their bounds and their
+boundary order.
+
+Pages of different columns start at different rows, so a row group is cut
+into *segments* at every page start of the columns a predicate reads; in a
+segment each column lies in one page, and the predicate is evaluated over
+those pages' abstractions.  When a column's pages are sorted (ASCENDING or
+DESCENDING) and the predicate implies an interval for it, a binary search
+over the separately sorted min and max lists (the loose assumption, so
+widened bounds stay correct) passes over the pages that cannot match.
+
+>>> import numpy as np
+>>> from nanstats.prune.expressions import col
+>>> from nanstats.prune.sources import StatsSource
+>>> x = np.r_[np.arange(8.0), np.nan, np.nan]     # row group 1: 5 6 | 7 nan | nan
+>>> src = StatsSource.from_arrays({"x": x}, row_group_rows=5, page_rows=2)
+>>> plan(src, col("x") >= 3.5, "total_order").selection.ranges   # +NaN is above 3.5
+{0: ((4, 5),), 1: ((0, 5),)}
+>>> plan(src, col("x") >= 3.5, "ieee").selection.ranges          # NaN compares false
+{0: ((4, 5),), 1: ((0, 4),)}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from nanstats.core.abstraction import ColumnAbstract
+from nanstats.prune.abstract import truth
+from nanstats.prune.constraints import Need, necessary
+from nanstats.prune.expressions import Expr
+from nanstats.prune.page_search import ValueInterval, search_pages
+from nanstats.prune.results import (
+    ColumnSearch,
+    PageStats,
+    PruneReport,
+    Ranges,
+    RowGroupDecision,
+    RowSelection,
+    SegmentDecision,
+)
+from nanstats.prune.semantics import NanSemantics
+from nanstats.prune.source import StatisticsSource
+
+__all__ = ["plan"]
+
+
+def _describe(env: dict[str, ColumnAbstract]) -> str:
+    return "; ".join(f"{n} {_short(a)}" for n, a in env.items())
+
+
+def _short(a: ColumnAbstract) -> str:
+    parts = []
+    if a.may_value:
+        lo = "-" if a.lo is None else repr(a.lo)
+        hi = "+" if a.hi is None else repr(a.hi)
+        parts.append(f"in [{lo}, {hi}]")
+    if a.may_pos_nan and a.may_neg_nan:
+        parts.append("NaN")
+    elif a.may_pos_nan or a.may_neg_nan:
+        parts.append("+NaN" if a.may_pos_nan else "-NaN")
+    if a.may_null:
+        parts.append("null")
+    return " or ".join(parts) if parts else "no rows"
+
+
+def _verdict(pred: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics,
+             what: str) -> tuple[bool, str]:
+    t = truth(pred, env, semantics)
+    if True in t:
+        return True, f"{what} allow a match ({_describe(env)})"
+    outcomes = ", ".join(sorted({"null" if v is None else str(v).lower() for v in t}))
+    return False, (f"{what}: {_describe(env)}, so the predicate is "
+                   f"{outcomes or 'never evaluated (no rows)'}")
+
+
+@dataclass
+class _ColumnPages:
+    starts: Sequence[int]
+    abstracts: Sequence[ColumnAbstract]
+    search: ColumnSearch
+    candidate: list[bool]
+
+
+def _interval(need: Need) -> ValueInterval:
+    return ValueInterval(need.lo, need.hi, lo_inclusive=need.lo_inclusive,
+                         hi_inclusive=need.hi_inclusive)
+
+
+def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred: Expr,
+                   semantics: NanSemantics) -> _ColumnPages:
+    if ps is None:
+        return _ColumnPages([0], [chunk], ColumnSearch(name, 1, "none", 0, 1, "no page index"),
+                            [True])
+    pages = ps.abstracts
+    n = len(pages)
+    need = necessary(pred, name, semantics, ps.kind) \
+        if ps.kind in ("float", "int", "bytes") else None
+    note = ps.note
+    if need is not None and ps.boundary_order != "UNORDERED" and ps.keys is not None:
+        keys = ps.keys
+        nulls = [k is None for k in keys]
+        try:
+            found = search_pages([None if k is None else k[0] for k in keys],
+                                 [None if k is None else k[1] for k in keys], nulls,
+                                 ps.boundary_order, _interval(need), algorithm="loose",
+                                 check_order=True)
+        except ValueError:
+            found = None
+        if found is not None:
+            cand = [False] * n
+            if need.values:
+                for i in found.pages:
+                    cand[i] = True
+            # NaN and null pages are found from the counts, not the bounds.
+            for i, p in enumerate(pages):
+                if not cand[i] and ((need.pos_nan and p.may_pos_nan)
+                                    or (need.neg_nan and p.may_neg_nan)
+                                    or (need.null and p.may_null)):
+                    cand[i] = True
+            return _ColumnPages(ps.starts, pages, ColumnSearch(
+                name, n, "binary", found.steps if need.values else 0, sum(cand), note), cand)
+        note = "bounds not sorted as the index claims; searched linearly"
+    if need is None:
+        return _ColumnPages(ps.starts, pages, ColumnSearch(
+            name, n, "linear", n, n, note or "no interval to search for"), [True] * n)
+    cand = []
+    for i, p in enumerate(pages):
+        key = ps.keys[i] if ps.keys is not None else None
+        cand.append(need.admits(p, key))
+    return _ColumnPages(ps.starts, pages, ColumnSearch(name, n, "linear", n, sum(cand), note),
+                        cand)
+
+
+def _merge(ranges: list[tuple[int, int]]) -> Ranges:
+    out: list[list[int]] = []
+    for a, b in ranges:
+        if out and out[-1][1] == a:
+            out[-1][1] = b
+        else:
+            out.append([a, b])
+    return tuple((a, b) for a, b in out)
+
+
+def _row_group(src: StatisticsSource, g: int, names: Sequence[str], pred: Expr,
+               semantics: NanSemantics, detail: bool) -> tuple[RowGroupDecision, Ranges]:
+    rows = src.num_rows(g)
+    env = src.chunk_env(g, names)
+    kept, reason = _verdict(pred, env, semantics, "chunk statistics")
+    if not kept or rows == 0:
+        return RowGroupDecision(g, rows, False, reason if not kept else "no rows"), ()
+    cols = {n: _search_column(n, env[n], src.page_stats(g, n), pred, semantics) for n in names}
+    cuts = sorted({s for c in cols.values() for s in c.starts} | {rows})
+    idx = dict.fromkeys(cols, 0)
+    segments: list[SegmentDecision] = []
+    kept_ranges: list[tuple[int, int]] = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        env_seg: dict[str, ColumnAbstract] = {}
+        pages: dict[str, int] = {}
+        excluded = ""
+        for n, c in cols.items():
+            while idx[n] + 1 < len(c.starts) and c.starts[idx[n] + 1] <= a:
+                idx[n] += 1
+            i = idx[n]
+            pages[n] = i
+            env_seg[n] = c.abstracts[i]
+            if not c.candidate[i] and not excluded:
+                excluded = f"{n} page {i} is outside the searched interval"
+        if excluded:
+            ok, why = False, excluded
+        else:
+            ok, why = _verdict(pred, env_seg, semantics, "page statistics")
+        if ok:
+            kept_ranges.append((a, b))
+        if detail:
+            segments.append(SegmentDecision(a, b - a, pages, ok, why))
+    searches = tuple(c.search for c in cols.values())
+    merged = _merge(kept_ranges)
+    if not merged:
+        return RowGroupDecision(g, rows, False, "no page may match", searches,
+                                tuple(segments)), ()
+    return RowGroupDecision(g, rows, True, reason, searches, tuple(segments)), merged
+
+
+def plan(source: StatisticsSource, predicate: Expr, semantics: NanSemantics, *,
+         detail: bool = True, name: str = "") -> PruneReport:
+    """Judge every row group and segment of a source (see the module example).
+
+    >>> import numpy as np
+    >>> from nanstats.prune.expressions import col
+    >>> from nanstats.prune.sources import StatsSource
+    >>> src = StatsSource.from_arrays({"x": np.arange(10.0)}, row_group_rows=5, page_rows=1)
+    >>> report = plan(src, col("x") == 6.0, "ieee")
+    >>> report.selection.ranges, report.row_groups[1].searches[0].steps
+    ({1: ((1, 2),)}, 3)
+    """
+    names = sorted(predicate.columns())
+    decisions: list[RowGroupDecision] = []
+    ranges: dict[int, Ranges] = {}
+    total = 0
+    for g in range(source.num_row_groups):
+        total += source.num_rows(g)
+        decision, merged = _row_group(source, g, names, predicate, semantics, detail)
+        if merged:
+            ranges[g] = merged
+        decisions.append(decision)
+    return PruneReport(name, repr(predicate), semantics, tuple(decisions),
+                       RowSelection(ranges, total))
