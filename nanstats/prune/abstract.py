@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from nanstats.core.floats import float_key, nan_sign
 from nanstats.prune.expressions import (
     And,
     Arith,
@@ -46,8 +47,6 @@ from nanstats.prune.semantics import (
     TRUE_UNDER,
     NanSemantics,
     Relation,
-    float_key,
-    nan_sign,
 )
 
 Truth = bool | None

@@ -58,7 +58,7 @@ SearchAlgorithm = Literal["auto", "loose", "strict", "linear"]
 
 # ColumnIndex field 4 is a Thrift enum; accept its numbers as well as its names.
 _BOUNDARY_ORDERS: dict[object, BoundaryOrder] = {
-    **BOUNDARY_ORDER_NAMES, **{name: name for name in BOUNDARY_ORDER_NAMES.values()}}
+    **dict[object, BoundaryOrder](BOUNDARY_ORDER_NAMES.items()), **{name: name for name in BOUNDARY_ORDER_NAMES.values()}}
 _ALGORITHMS = ("auto", "loose", "strict", "linear")
 
 
