@@ -23,7 +23,8 @@ test: build
 	$(PY) -m pytest
 
 # House style: ruff, mypy --strict on the package, cython-lint on the .pyx.
-# The tools come from the `lint` extra, installed here on first use.
+# The tools come from the `lint` extra, installed here on first use;
+# cython-lint runs pycodestyle from PATH.
 LINT_STAMP := $(VENV)/.lint-stamp
 $(LINT_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet --no-build-isolation -e ".[lint]"
@@ -32,7 +33,6 @@ $(LINT_STAMP): $(STAMP)
 lint: $(LINT_STAMP)
 	$(PY) -m ruff check nanstats tests benchmarks asv_bench docs demo tools
 	$(PY) -m mypy
-	# cython-lint runs pycodestyle from PATH.
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cython-lint --max-line-length 100 nanstats/_kernels.pyx
 
 # What a user gets: a wheel built from this tree into a fresh venv (no

@@ -182,7 +182,8 @@ def _table(console: Any, title: str, headers: list[str], rows: list[list[Any]]) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m demo",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--input", help="a folder of Parquet files (default: generate one)")
     parser.add_argument("--output", help="where to write (default: a new temporary folder)")
     parser.add_argument("--master", default="local[2]", help="Spark master URL")
