@@ -31,7 +31,7 @@ $(LINT_STAMP): $(STAMP)
 	touch $(LINT_STAMP)
 
 lint: $(LINT_STAMP)
-	$(PY) -m ruff check nanstats tests benchmarks asv_bench docs demo tools
+	$(PY) -m ruff check nanstats tests benchmarks asv_bench docs demo tools conftest.py
 	$(PY) -m mypy
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cython-lint --max-line-length 100 nanstats/_kernels.pyx
 
