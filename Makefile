@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test test-pandas2 demo build bench compare compare-targets upgrade-speed docs lint clean prune-soundness tightness fuzz
+.PHONY: test test-pandas2 demo build bench compare compare-targets upgrade-speed docs lint check-install clean prune-soundness tightness fuzz
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
@@ -23,11 +23,42 @@ test: build
 	$(PY) -m pytest
 
 # House style: ruff, mypy --strict on the package, cython-lint on the .pyx.
-lint: $(STAMP)
-	$(PY) -m pip install --quiet -e ".[dev]"
-	$(PY) -m ruff check nanstats tests benchmarks asv_bench docs
+# The tools come from the `lint` extra, installed here on first use;
+# cython-lint runs pycodestyle from PATH.
+LINT_STAMP := $(VENV)/.lint-stamp
+$(LINT_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet --no-build-isolation -e ".[lint]"
+	touch $(LINT_STAMP)
+
+lint: $(LINT_STAMP)
+	$(PY) -m ruff check nanstats tests benchmarks asv_bench docs demo tools conftest.py
 	$(PY) -m mypy
-	PATH=$(VENV)/bin:$$PATH cython-lint --max-line-length 100 nanstats/_kernels.pyx
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cython-lint --max-line-length 100 nanstats/_kernels.pyx
+
+# What a user gets: a wheel built from this tree into a fresh venv (no
+# editable install, no test dependencies), then every documented command on
+# a file that venv writes, then the spark extra and `import nanstats.spark`.
+# Commands run from the venv's folder so that the source tree is not imported.
+CHECK_DIR := build/check-install
+CHECK_PY  := $(CURDIR)/$(CHECK_DIR)/venv/bin/python
+check-install:
+	rm -rf $(CHECK_DIR)
+	mkdir -p $(CHECK_DIR)
+	$(PYTHON) -m venv $(CHECK_DIR)/venv
+	$(CHECK_PY) -m pip install --quiet --upgrade pip
+	$(CHECK_PY) -m pip install --quiet .
+	cd $(CHECK_DIR) && ! $(CHECK_PY) -c "import pandas" 2>/dev/null
+	cd $(CHECK_DIR) && venv/bin/nanstats --help >/dev/null
+	cd $(CHECK_DIR) && $(CHECK_PY) -c "import pyarrow as pa, pyarrow.parquet as pq; \
+		pq.write_table(pa.table({'x': [1.0, float('nan'), None, -0.0]}), 'sample.parquet')"
+	cd $(CHECK_DIR) && venv/bin/nanstats inspect sample.parquet >/dev/null
+	cd $(CHECK_DIR) && { venv/bin/nanstats verify sample.parquet >/dev/null; test $$? -eq 1; }
+	cd $(CHECK_DIR) && venv/bin/nanstats upgrade sample.parquet upgraded.parquet >/dev/null
+	cd $(CHECK_DIR) && venv/bin/nanstats verify upgraded.parquet
+	cd $(CHECK_DIR) && venv/bin/nanstats prune upgraded.parquet --where "x > 0.5" >/dev/null
+	$(CHECK_PY) -m pip install --quiet ".[spark]"
+	cd $(CHECK_DIR) && $(CHECK_PY) -c "import nanstats.spark"
+	@echo "check-install: a plain install runs every command; the spark extra imports nanstats.spark"
 
 # The Parquet readers against many corrupt footers and page indexes (random;
 # the suite runs a small fixed set).  NANSTATS_FUZZ_EXAMPLES=N per test.
@@ -45,10 +76,10 @@ test-pandas2: build
 	$(PANDAS2_VENV)/bin/python -c "import pandas; assert pandas.__version__.startswith('2.2'), pandas.__version__"
 	$(PANDAS2_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_pandas.py nanstats/pandas.py
 
-# The main job: a sample lake through nanstats on local Spark (python -m
-# nanstats.spark.demo --help for its options).
+# The main job: a sample lake through nanstats on local Spark (demo/job.py;
+# python -m demo --help for its options).  Not part of the package.
 demo: build
-	$(PY) -m nanstats.spark.demo
+	$(PY) -m demo
 
 # A million pruning soundness cases (CI runs 300,000 inside make test).
 prune-soundness: build

@@ -27,12 +27,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from bench_support.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
+from bench_support.timing import best, best_interleaved
 
 import nanstats
 from nanstats import _kernels
 from nanstats.core.stats import page_table
-from nanstats.testing.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
-from nanstats.testing.timing import best, best_interleaved
 
 
 def make_column(dtype: str, size: int, nan_frac: float, null_frac: float, seed: int = 0

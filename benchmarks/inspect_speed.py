@@ -17,9 +17,9 @@ import tempfile
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as papq
+from bench_support.timing import best
 
 from nanstats.parquet.inspection import inspect
-from nanstats.testing.timing import best
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -21,8 +21,7 @@ import tempfile
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from nanstats.testing.timing import best
+from bench_support.timing import best
 
 
 def write_dataset(folder: str, rows: int, seed: int = 0, rows_per_file: int = 4_000_000) -> None:

@@ -32,8 +32,7 @@ import tempfile
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as papq
-
-from nanstats.testing.timing import best
+from bench_support.timing import best
 
 COLUMNS = 8
 BYTES_PER_ROW = COLUMNS * 8

@@ -5,7 +5,6 @@
     nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N] [--no-memory-map]
                                                               (files or folders)
     nanstats prune FILE --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
-    nanstats demo [--input DIR] [--output DIR] [--master URL] [--rows N]
 
 A folder stands for every ``.parquet`` file under it; with several files a
 progress bar runs on stderr (not with ``--json``).
@@ -202,16 +201,6 @@ def _upgrade(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _demo(args: argparse.Namespace) -> int:
-    from nanstats.spark.demo import main as demo_main
-
-    argv = ["--master", args.master, "--rows", str(args.rows)]
-    if args.input:
-        argv += ["--input", args.input]
-    if args.output:
-        argv += ["--output", args.output]
-    return demo_main(argv)
-
 
 def _prune(args: argparse.Namespace) -> int:
     from nanstats.prune.files import explain
@@ -271,12 +260,6 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--explain", action="store_true", help="why each scope is kept or skipped")
     r.add_argument("--json", action="store_true", help="machine-readable output")
     r.set_defaults(run=_prune)
-    d = sub.add_parser("demo", help="the main job on local Spark (make demo)")
-    d.add_argument("--input")
-    d.add_argument("--output")
-    d.add_argument("--master", default="local[2]")
-    d.add_argument("--rows", type=int, default=2_000_000)
-    d.set_defaults(run=_demo)
     return p
 
 

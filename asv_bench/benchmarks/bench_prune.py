@@ -16,8 +16,7 @@ import tempfile
 
 import pyarrow.compute as pc
 import pyarrow.parquet as papq
-
-from nanstats.testing.timing import best
+from bench_support.timing import best
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
 

@@ -8,11 +8,11 @@ close nanstats gets to the read ceiling, measured in the same process.
 from __future__ import annotations
 
 import numpy as np
+from bench_support.compositions import numpy_summary, polars_summary, read_ceiling
+from bench_support.timing import best, best_interleaved
 
 import nanstats
 from nanstats.core.stats import page_table
-from nanstats.testing.compositions import numpy_summary, polars_summary, read_ceiling
-from nanstats.testing.timing import best, best_interleaved
 
 DTYPES = ["float16", "float32", "float64"]
 SIZES = [10_000, 1_000_000, 10_000_000]

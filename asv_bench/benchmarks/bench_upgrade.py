@@ -19,8 +19,7 @@ import sys
 import tempfile
 
 import pyarrow.parquet as papq
-
-from nanstats.testing.timing import best_interleaved
+from bench_support.timing import best_interleaved
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
 

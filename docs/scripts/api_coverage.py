@@ -50,8 +50,6 @@ COVERED: tuple[str, ...] = (
     "nanstats.core.byte_bounds",
     "nanstats.spark",
     "nanstats.spark.session",
-    "nanstats.testing.compositions",
-    "nanstats.testing.timing",
     "nanstats.cli",
 )
 

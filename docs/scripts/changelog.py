@@ -30,7 +30,7 @@ AREAS: list[tuple[str, tuple[str, ...]]] = [
     ("Spark", ("nanstats/spark/", "tests/spark/")),
     ("Command line and demos", ("nanstats/cli.py", "nanstats/__main__.py", "nanstats/demo.py",
                                 "tests/test_cli.py", "tests/test_demo.py")),
-    ("Benchmarks", ("benchmarks/", "asv_bench/", "nanstats/testing/compositions.py")),
+    ("Benchmarks", ("benchmarks/", "asv_bench/")),
     ("Documentation", ("docs/", "README.md")),
     ("Tests, build and tooling", ("",)),
 ]

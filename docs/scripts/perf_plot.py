@@ -4,7 +4,7 @@ Two outputs in ``docs/_generated/``:
 
 * ``compare.csv``: the table of ``benchmarks/compare.py`` (nanstats against the
   read ceiling and the exact numpy, pyarrow and polars compositions of
-  :mod:`nanstats.testing.compositions`, the per-page job and the faces), at a
+  ``benchmarks/bench_support/compositions.py``, the per-page job and the faces), at a
   small size so the build stays quick;
 * ``throughput.png``: GB/s of input against array size, one panel per float
   type, for :func:`nanstats.summary`, the three compositions and the read
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib.util
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,9 +37,13 @@ import numpy as np  # noqa: E402
 
 import nanstats  # noqa: E402
 from nanstats import _kernels  # noqa: E402
-from nanstats.testing.compositions import COMPOSITIONS, read_ceiling  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+# The benchmark support lives beside the benchmarks, outside the package.
+if str(ROOT / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_support.compositions import COMPOSITIONS, read_ceiling  # noqa: E402
+
 OUT = ROOT / "docs" / "_generated"
 DTYPES = ("float64", "float32", "float16")
 

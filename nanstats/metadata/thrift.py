@@ -20,7 +20,7 @@ they are read from, nesting is limited, and any failure becomes a
 from __future__ import annotations
 
 import os
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import thriftpy2
 
@@ -28,8 +28,14 @@ from nanstats.errors import ParquetFormatError
 
 _IDL = os.path.join(os.path.dirname(__file__), "parquet_metadata.thrift")
 
-#: The loaded IDL: ``pq.FileMetaData``, ``pq.Statistics``, ``pq.TYPE_FLOAT``, ...
-pq: Any = thriftpy2.load(_IDL, module_name="nanstats_parquet_thrift")
+if TYPE_CHECKING:
+    # The structures' types, generated from the IDL by tools/thrift_stub.py.
+    from nanstats.metadata import parquet_idl
+
+    pq = parquet_idl
+else:
+    #: The loaded IDL: ``pq.FileMetaData``, ``pq.Statistics``, ``pq.TYPE_FLOAT``, ...
+    pq = thriftpy2.load(_IDL, module_name="nanstats_parquet_thrift")
 
 T = TypeVar("T")
 
@@ -39,9 +45,6 @@ try:  # Apache Thrift's C codec; optional
     from thrift.transport.TTransport import TMemoryBuffer as _FastBuffer
 except ImportError:  # pragma: no cover - exercised by the fallback test
     _fastbinary = None
-
-#: Which codec is in use: "fastbinary" (C) or "thriftpy2" (pure Python).
-CODEC = "fastbinary" if _fastbinary is not None else "thriftpy2"
 
 _BINARY_THRIFTPY = 18  # thriftpy2's TType.BINARY; on the wire it is a STRING
 _STRING, _STRUCT, _LIST = 11, 12, 15

@@ -1,1 +1,1 @@
-"""Testing support: the slow oracle and the registry of equivalent compositions."""
+"""Testing support: the slow, obviously-correct oracles (public, like ``bottleneck.slow``)."""

@@ -10,11 +10,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from demo.lake import make_lake
 from nanstats.parquet.writing import write_table
 from nanstats.prune.parser import parse
 from nanstats.prune.row_filter import filter_mask
 from nanstats.spark import index_files, plan_scan, read
-from nanstats.spark.lake import make_lake
 from nanstats.spark.sql import to_spark_sql
 from nanstats.testing.predicate_oracle import random_predicate
 

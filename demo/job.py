@@ -19,7 +19,7 @@ Spark 4.3 cannot read), then, on the executors:
    reports files, row groups, pages and bytes read, time taken, and checks
    that all three return the same rows.
 
-    python -m nanstats.spark.demo [--input DIR] [--output DIR] [--master URL] [--rows N]
+    python -m demo [--input DIR] [--output DIR] [--master URL] [--rows N]
 """
 
 from __future__ import annotations
@@ -182,7 +182,8 @@ def _table(console: Any, title: str, headers: list[str], rows: list[list[Any]]) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m demo",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--input", help="a folder of Parquet files (default: generate one)")
     parser.add_argument("--output", help="where to write (default: a new temporary folder)")
     parser.add_argument("--master", default="local[2]", help="Spark master URL")
@@ -192,8 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
     import nanstats.spark
+    from demo.lake import make_float16_files, make_lake
     from nanstats.lake.listing import list_parquet_files
-    from nanstats.spark.lake import make_float16_files, make_lake
     from nanstats.spark.session import local_session
 
     console = _console()

@@ -1,4 +1,7 @@
-"""One local Spark session for the whole test run (local[2], UI off)."""
+"""One local Spark session for the whole test run (local[2], UI off).
+
+At the root so that tests/spark and demo/tests share it.
+"""
 
 from __future__ import annotations
 

@@ -24,6 +24,7 @@ executors, as lakes fed by several tools are:
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,12 +63,13 @@ def _write_with_pyarrow(batches: Iterator[pa.RecordBatch], root: str
     """Executor side: write each partition's rows with pyarrow, NaN signs kept."""
     import uuid
 
+    import pyarrow.compute as pc
     import pyarrow.parquet as papq
 
     tables: dict[int, list[pa.RecordBatch]] = {}
     for batch in batches:
         for day in set(batch.column("day").to_pylist()):
-            mask = pa.compute.equal(batch.column("day"), day)
+            mask = pc.equal(batch.column("day"), day)
             tables.setdefault(day, []).append(batch.filter(mask))
     written = []
     for day, parts in tables.items():
@@ -93,8 +95,13 @@ def _write_with_pyarrow(batches: Iterator[pa.RecordBatch], root: str
 
 def make_lake(spark: Any, path: str, rows: int = 2_000_000, days: int = 4) -> dict[str, Any]:
     """Write the sample lake under ``path``; returns what was written."""
+    from pyspark import cloudpickle
+
     from nanstats.lake.listing import list_parquet_files
 
+    # This module is not installed on the executors (only nanstats is): ship
+    # its functions by value.
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
     readings = spark.range(rows).selectExpr(*_readings_sql(rows, days))
     half = max(1, days // 2)
     (readings.where(f"day < {half}").repartition("day").sortWithinPartitions("sensor", "minute")

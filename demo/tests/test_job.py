@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from nanstats.spark import demo
+from demo import job as demo
 
 
 def test_demo_runs_on_a_small_lake(spark, tmp_path, capsys) -> None:

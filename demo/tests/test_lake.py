@@ -7,9 +7,9 @@ import pyarrow.parquet as papq
 
 import nanstats
 import nanstats.spark
+from demo.lake import COLUMNS, make_lake
 from nanstats.lake.listing import list_parquet_files
 from nanstats.metadata.footer import read_footer
-from nanstats.spark.lake import COLUMNS, make_lake
 
 
 def test_lake(spark, tmp_path) -> None:

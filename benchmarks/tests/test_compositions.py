@@ -6,10 +6,10 @@ import importlib.util
 import os
 
 import numpy as np
+from bench_support.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
 from hypothesis import given, settings
 
 import nanstats
-from nanstats.testing.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
 from tests.strategies import Column, columns
 
 
@@ -26,7 +26,7 @@ def test_every_composition_equals_nanstats(col: Column) -> None:
 
 
 def test_compare_script_runs_small(capsys) -> None:
-    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "compare.py")
+    path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
     spec = importlib.util.spec_from_file_location("compare", path)
     assert spec is not None and spec.loader is not None
     compare = importlib.util.module_from_spec(spec)

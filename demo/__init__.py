@@ -1,0 +1,1 @@
+"""The main job on local Spark with sample data (``make demo``); not part of the wheel."""
