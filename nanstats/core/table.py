@@ -77,6 +77,24 @@ class StatsTable:
         """The columns of :data:`PARTIAL_COLUMNS`, in order (views, not copies)."""
         return [*self.counts.T, *self.keys.T]
 
+    @classmethod
+    def from_columns(cls, float_type: FloatType, columns: Sequence[npt.ArrayLike]) -> StatsTable:
+        """The table whose :meth:`columns` these are (``PARTIAL_COLUMNS``, in order).
+
+        >>> import numpy as np
+        >>> from nanstats.core.stats import page_table
+        >>> t = page_table(np.array([1.0, np.nan]), page_rows=1)
+        >>> u = StatsTable.from_columns(t.float_type, t.columns())
+        >>> (u.counts == t.counts).all() and (u.keys == t.keys).all()
+        np.True_
+        """
+        data = np.column_stack([np.asarray(c, dtype=np.int64) for c in columns])
+        if data.shape[1:] != (len(PARTIAL_COLUMNS),):
+            raise ValueError(f"need the {len(PARTIAL_COLUMNS)} columns of PARTIAL_COLUMNS, "
+                             f"got {data.shape[1]}")
+        return cls(float_type, np.ascontiguousarray(data[:, :4]),
+                   np.ascontiguousarray(data[:, 4:]))
+
 
 def empty_table(float_type: FloatType, n: int) -> StatsTable:
     """``n`` empty scopes: the rows a merge starts from.
