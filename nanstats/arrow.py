@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from nanstats.core.floats import BY_ARROW_NAME
+from nanstats.core.floats import BY_ARROW_NAME, FLOAT_TYPES
 from nanstats.core.records import (
     COLUMN,
     STATS_FIELDS,
@@ -42,7 +42,8 @@ from nanstats.core.records import (
 )
 from nanstats.core.stats import ColumnStats, summary
 
-ARROW_FLOAT_TYPES = {"halffloat": pa.float16(), "float": pa.float32(), "double": pa.float64()}
+#: The Arrow float types by name (``str(type)``).
+ARROW_FLOAT_TYPES = {ft.arrow_name: pa.from_numpy_dtype(ft.float_dtype) for ft in FLOAT_TYPES}
 FUNCTION_NAMES = {
     "double": "nanstats_summary",
     "float": "nanstats_summary_float",
