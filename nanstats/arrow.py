@@ -24,22 +24,96 @@ array (it raises ``ArrowInvalid: Finalized is called with empty inputs``);
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from nanstats.core.floats import FloatType
+from nanstats.core.floats import BY_ARROW_NAME, FLOAT_TYPES
+from nanstats.core.records import (
+    COLUMN,
+    STATS_FIELDS,
+    Field,
+    StatsColumns,
+    select,
+    stats_columns,
+)
 from nanstats.core.stats import ColumnStats, summary
 
-_COUNT_FIELDS = ["num_values", "null_count", "nan_count", "pos_nan_count", "neg_nan_count"]
-ARROW_FLOAT_TYPES = {"halffloat": pa.float16(), "float": pa.float32(), "double": pa.float64()}
+#: The Arrow float types by name (``str(type)``).
+ARROW_FLOAT_TYPES = {ft.arrow_name: pa.from_numpy_dtype(ft.float_dtype) for ft in FLOAT_TYPES}
 FUNCTION_NAMES = {
     "double": "nanstats_summary",
     "float": "nanstats_summary_float",
     "halffloat": "nanstats_summary_halffloat",
 }
+_FLOAT64 = pa.float64()
+# The fields of the aggregate's struct: counts and bounds in the input's type.
+_AGGREGATE_FIELDS = select("count", "value")
+
+
+def _arrow_type(field: Field, value_type: pa.DataType, signed_bits: bool) -> pa.DataType:
+    if field.kind in ("label", "physical_type"):
+        return pa.string()
+    if field.kind == "value":
+        return value_type
+    if field.kind == "bits":
+        return pa.int64() if signed_bits else pa.uint64()
+    return pa.from_numpy_dtype(field.dtype)
+
+
+def record_schema(fields: Sequence[Field] = STATS_FIELDS, *,
+                  value_type: pa.DataType = _FLOAT64, signed_bits: bool = False) -> pa.Schema:
+    """The Arrow schema of statistics records (see :mod:`nanstats.core.records`).
+
+    Bounds are of ``value_type`` (float64 holds every float type exactly);
+    bit patterns are uint64, or int64 (two's complement) with ``signed_bits``
+    for engines with no unsigned type (Spark).
+
+    >>> record_schema(select("count", "bits"), signed_bits=True).field("max_bits").type
+    DataType(int64)
+    """
+    return pa.schema([pa.field(f.name, _arrow_type(f, value_type, signed_bits))
+                      for f in fields])
+
+
+def record_arrays(columns: StatsColumns, fields: Sequence[Field] = STATS_FIELDS, *,
+                  value_type: pa.DataType = _FLOAT64,
+                  signed_bits: bool = False) -> list[pa.Array]:
+    """One Arrow array per field, typed as :func:`record_schema` says.
+
+    Bounds are null for a scope with no non-null value; in a ``value_type``
+    narrower than float64 they are the exact bit patterns of the scope's own type.
+
+    >>> import nanstats
+    >>> cols = stats_columns([nanstats.summary(pa.array([None], pa.float32()))])
+    >>> [a.to_pylist() for a in record_arrays(cols, select("count", "bits"))][-2:]
+    [[None], [None]]
+    """
+    mask = None if columns.has_bounds.all() else ~columns.has_bounds
+    out = []
+    for f in fields:
+        arrow_type = _arrow_type(f, value_type, signed_bits)
+        if f.kind == "value" and arrow_type != _FLOAT64:
+            out.append(_native_bounds(columns, f, arrow_type, mask))
+            continue
+        data = columns.column(f, signed_bits=signed_bits)
+        out.append(pa.array(data, arrow_type, mask=mask if f.bounded else None))
+    return out
+
+
+def _native_bounds(columns: StatsColumns, field: Field, value_type: pa.DataType,
+                   mask: np.ndarray | None) -> pa.Array:
+    """Bounds in a float type of their own width, from their bits (NaN payloads kept)."""
+    ft = BY_ARROW_NAME[str(value_type)]
+    if (columns["physical_type"] != ft.physical_type).any():
+        raise ValueError(f"statistics of another physical type than {ft.physical_type} "
+                         f"cannot be given as {value_type}")
+    raw = columns[f"{field.name}_bits"].astype(ft.bits_dtype)
+    validity = None if mask is None else pa.py_buffer(np.packbits(~mask, bitorder="little"))
+    return pa.Array.from_buffers(value_type, len(raw), [validity, pa.py_buffer(raw.tobytes())])
 
 
 def summary_type(value_type: pa.DataType) -> pa.StructType:
@@ -48,16 +122,7 @@ def summary_type(value_type: pa.DataType) -> pa.StructType:
     >>> summary_type(pa.float32()).field("min").type
     DataType(float)
     """
-    return pa.struct([*(pa.field(n, pa.int64()) for n in _COUNT_FIELDS),
-                      pa.field("min", value_type), pa.field("max", value_type)])
-
-
-def _bits_array(ft: FloatType, value_type: pa.DataType, bits: list[int | None]) -> pa.Array:
-    """A float array holding exactly these bit patterns (None = null)."""
-    raw = np.array([0 if b is None else b for b in bits], dtype=ft.bits_dtype)
-    valid = np.array([b is not None for b in bits], dtype=bool)
-    validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    return pa.Array.from_buffers(value_type, len(bits), [validity, pa.py_buffer(raw.tobytes())])
+    return pa.struct(list(record_schema(_AGGREGATE_FIELDS, value_type=value_type)))
 
 
 def stats_struct_array(stats: list[ColumnStats], value_type: pa.DataType) -> pa.StructArray:
@@ -68,15 +133,8 @@ def stats_struct_array(stats: list[ColumnStats], value_type: pa.DataType) -> pa.
     >>> [(s["null_count"], s["min"]) for s in stats_struct_array(stats, pa.float64()).to_pylist()]
     [(1, 1.0), (0, -0.0)]
     """
-    counts = [pa.array([getattr(s, n) for s in stats], pa.int64()) for n in _COUNT_FIELDS]
-    ft = stats[0].float_type if stats else None
-    if ft is None:
-        mins = maxs = pa.array([], value_type)
-    else:
-        mins = _bits_array(ft, value_type, [s.min_bits for s in stats])
-        maxs = _bits_array(ft, value_type, [s.max_bits for s in stats])
-    return pa.StructArray.from_arrays([*counts, mins, maxs],
-                                      fields=list(summary_type(value_type)))
+    arrays = record_arrays(stats_columns(stats), _AGGREGATE_FIELDS, value_type=value_type)
+    return pa.StructArray.from_arrays(arrays, fields=list(summary_type(value_type)))
 
 
 def summary_table(table: pa.Table) -> pa.Table:
@@ -89,25 +147,13 @@ def summary_table(table: pa.Table) -> pa.Table:
     >>> summary_table(t).to_pylist()[0]["nan_count"]
     1
     """
-    rows: dict[str, list[Any]] = {k: [] for k in ["column", "physical_type", *_COUNT_FIELDS,
-                                                  "min", "max", "min_bits", "max_bits"]}
-    for name, column in zip(table.column_names, table.columns, strict=True):
-        if str(column.type) not in ARROW_FLOAT_TYPES:
-            continue
-        s = summary(column)
-        rows["column"].append(name)
-        rows["physical_type"].append(s.physical_type)
-        for n in _COUNT_FIELDS:
-            rows[n].append(getattr(s, n))
-        rows["min"].append(s.min)
-        rows["max"].append(s.max)
-        rows["min_bits"].append(s.min_bits)
-        rows["max_bits"].append(s.max_bits)
-    schema = pa.schema([("column", pa.string()), ("physical_type", pa.string()),
-                        *((n, pa.int64()) for n in _COUNT_FIELDS),
-                        ("min", pa.float64()), ("max", pa.float64()),
-                        ("min_bits", pa.uint64()), ("max_bits", pa.uint64())])
-    return pa.table(rows, schema=schema)
+    floats = [(name, column) for name, column in zip(table.column_names, table.columns,
+                                                     strict=True)
+              if str(column.type) in ARROW_FLOAT_TYPES]
+    columns = stats_columns([summary(column) for _, column in floats])
+    columns = columns.with_columns(column=np.array([name for name, _ in floats], dtype=object))
+    fields = (COLUMN, *STATS_FIELDS)
+    return pa.Table.from_arrays(record_arrays(columns, fields), schema=record_schema(fields))
 
 
 def _make_udf(value_type: pa.DataType) -> Any:

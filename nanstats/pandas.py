@@ -33,14 +33,13 @@ from nanstats.core.inputs import (
     from_pandas,
     is_supported_pandas_dtype,
 )
+from nanstats.core.records import select, stats_columns
 from nanstats.core.rules import ColumnOrderName, TypeOrderPolicy
 from nanstats.core.stats import ColumnStats, EncodedStatistics, page_stats, summary
 
+_SUMMARY_FIELDS = select("physical_type", "count", "value")
 #: Columns of DataFrame.nanstats.summary(), in order.
-SUMMARY_COLUMNS = [
-    "physical_type", "num_values", "null_count", "nan_count",
-    "pos_nan_count", "neg_nan_count", "min", "max",
-]
+SUMMARY_COLUMNS = [f.name for f in _SUMMARY_FIELDS]
 
 
 @pd.api.extensions.register_series_accessor("nanstats")
@@ -118,11 +117,12 @@ class DataFrameAccessor:
         >>> pd.DataFrame({"a": [1.0], "b": [2]}).nanstats.summary().index.tolist()
         ['a']
         """
-        rows, names = [], []
-        for name, col in self._frame.items():
-            if is_supported_pandas_dtype(col.dtype):
-                s = summary(from_pandas(col))
-                rows.append([getattr(s, c) for c in SUMMARY_COLUMNS])
-                names.append(name)
-        out = pd.DataFrame(rows, index=pd.Index(names, dtype=object), columns=SUMMARY_COLUMNS)
-        return out.astype({c: "int64" for c in SUMMARY_COLUMNS[1:6]})
+        floats = [(name, col) for name, col in self._frame.items()
+                  if is_supported_pandas_dtype(col.dtype)]
+        columns = stats_columns([summary(from_pandas(col)) for _, col in floats])
+        # Rows of Python objects, as pandas infers them: a bound column is
+        # float64 with NaN for a scope with no bound, object when no scope has one.
+        rows = list(zip(*columns.to_pylists(_SUMMARY_FIELDS).values(), strict=True))
+        out = pd.DataFrame(rows, index=pd.Index([name for name, _ in floats], dtype=object),
+                           columns=SUMMARY_COLUMNS)
+        return out.astype({f.name: "int64" for f in _SUMMARY_FIELDS if f.kind == "count"})

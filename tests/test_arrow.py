@@ -157,3 +157,18 @@ def test_summary_table() -> None:
         s = nanstats.summary(t[name])
         assert (r["null_count"], r["nan_count"], r["min_bits"], r["max_bits"], r["min"]) == (
             s.null_count, s.nan_count, s.min_bits, s.max_bits, s.min)
+
+
+def test_record_arrays_keep_bits_and_refuse_other_types() -> None:
+    from nanstats.arrow import record_arrays, record_schema
+    from nanstats.core.records import STATS_FIELDS, select, stats_columns
+
+    h = np.array([0x7E01, 0x8000, 0xFC00], np.uint16).view(np.float16)  # NaN payload, -0, -inf
+    cols = stats_columns([nanstats.summary(h), nanstats.summary(np.ma.masked_all(1, np.float16))])
+    mins = record_arrays(cols, select("value"), value_type=pa.float16())[0]
+    assert np.frombuffer(mins.buffers()[1], np.uint16)[0] == 0xFC00 and mins.null_count == 1
+    signed = record_arrays(cols, STATS_FIELDS, signed_bits=True)
+    assert signed[-1].type == pa.int64() and signed[-1].to_pylist() == [0x8000, None]  # -0.0: the non-NaN max
+    assert record_schema(STATS_FIELDS).field("max_bits").type == pa.uint64()
+    with pytest.raises(ValueError, match="another physical type than FLOAT"):
+        record_arrays(cols, select("value"), value_type=pa.float32())

@@ -26,6 +26,7 @@ from nanstats.core.table import (
     KEY_EMPTY_MAX,
     KEY_EMPTY_MIN,
     StatsTable,
+    merge_rows,
     page_starts_for,
     scan_chunks,
 )
@@ -143,25 +144,7 @@ class ColumnStats:
             raise ValueError(
                 f"cannot merge {self.physical_type} statistics with {other.physical_type}"
             )
-        key = self.float_type.bits_to_keys
-
-        def pick(a: int | None, b: int | None, take_max: bool) -> int | None:
-            if a is None or b is None:
-                return b if a is None else a
-            ka, kb = key([a, b])
-            return a if (ka >= kb) == take_max else b
-
-        return ColumnStats(
-            self.physical_type,
-            self.num_values + other.num_values,
-            self.null_count + other.null_count,
-            self.pos_nan_count + other.pos_nan_count,
-            self.neg_nan_count + other.neg_nan_count,
-            pick(self.value_min_bits, other.value_min_bits, False),
-            pick(self.value_max_bits, other.value_max_bits, True),
-            pick(self.nan_min_bits, other.nan_min_bits, False),
-            pick(self.nan_max_bits, other.nan_max_bits, True),
-        )
+        return merge_stats([self, other])
 
     def statistics(
         self, order: ColumnOrderName = "ieee754", *, policy: TypeOrderPolicy = "safe"
@@ -244,6 +227,19 @@ def stats_table(stats: Sequence[ColumnStats]) -> StatsTable:
         raw = np.array([b[col] or 0 for b in bits], dtype=ft.bits_dtype)
         keys[:, col] = np.where(present, ft.bits_to_keys(raw), empty[col % 2])
     return StatsTable(ft, counts, keys)
+
+
+def merge_stats(stats: Sequence[ColumnStats]) -> ColumnStats:
+    """The statistics of the concatenation of all the scopes (exact, in one numpy pass).
+
+    The merge of many pages at once; :meth:`ColumnStats.merge` is the merge of two.
+
+    >>> import numpy as np, nanstats
+    >>> v = np.array([4.0, -np.nan, 0.0, -0.0, np.nan, 2.0])
+    >>> merge_stats(nanstats.page_stats(v, page_rows=2)) == nanstats.summary(v)
+    True
+    """
+    return ColumnStats.from_table(merge_rows(stats_table(stats)), 0)
 
 
 @dataclass(frozen=True)

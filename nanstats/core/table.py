@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +21,23 @@ from nanstats.core.kernel_input import KernelInput
 I64 = npt.NDArray[np.int64]
 KEY_EMPTY_MIN = np.iinfo(np.int64).max
 KEY_EMPTY_MAX = np.iinfo(np.int64).min
+
+MergeOp = Literal["sum", "min", "max"]
+
+#: The columns of a StatsTable row (``counts`` then ``keys``) and how partial
+#: rows of one scope merge exactly: counts add up, min-keys take the minimum
+#: and max-keys the maximum (totalOrder keys compare as int64).  Every merge
+#: of partial statistics -- in numpy here, in Spark SQL on the Spark face --
+#: is spelled from this one table.
+PARTIAL_COLUMNS: tuple[tuple[str, MergeOp], ...] = (
+    ("num_values", "sum"), ("null_count", "sum"),
+    ("pos_nan_count", "sum"), ("neg_nan_count", "sum"),
+    ("value_min_key", "min"), ("value_max_key", "max"),
+    ("nan_min_key", "min"), ("nan_max_key", "max"),
+)
+_UFUNCS = {"sum": np.add, "min": np.minimum, "max": np.maximum}
+# The merge of no row: what an empty scope holds (sentinels no key can beat).
+_IDENTITY = {"sum": 0, "min": KEY_EMPTY_MIN, "max": KEY_EMPTY_MAX}
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +72,110 @@ class StatsTable:
     def value_count(self) -> I64:
         """Non-null, non-NaN values per scope."""
         return self.counts[:, 0] - self.counts[:, 1] - self.nan_count
+
+    def columns(self) -> list[I64]:
+        """The columns of :data:`PARTIAL_COLUMNS`, in order (views, not copies)."""
+        return [*self.counts.T, *self.keys.T]
+
+    @classmethod
+    def from_columns(cls, float_type: FloatType, columns: Sequence[npt.ArrayLike]) -> StatsTable:
+        """The table whose :meth:`columns` these are (``PARTIAL_COLUMNS``, in order).
+
+        >>> import numpy as np
+        >>> from nanstats.core.stats import page_table
+        >>> t = page_table(np.array([1.0, np.nan]), page_rows=1)
+        >>> u = StatsTable.from_columns(t.float_type, t.columns())
+        >>> (u.counts == t.counts).all() and (u.keys == t.keys).all()
+        np.True_
+        """
+        data = np.column_stack([np.asarray(c, dtype=np.int64) for c in columns])
+        if data.shape[1:] != (len(PARTIAL_COLUMNS),):
+            raise ValueError(f"need the {len(PARTIAL_COLUMNS)} columns of PARTIAL_COLUMNS, "
+                             f"got {data.shape[1]}")
+        return cls(float_type, np.ascontiguousarray(data[:, :4]),
+                   np.ascontiguousarray(data[:, 4:]))
+
+
+def empty_table(float_type: FloatType, n: int) -> StatsTable:
+    """``n`` empty scopes: the rows a merge starts from.
+
+    >>> from nanstats.core.floats import DOUBLE
+    >>> t = empty_table(DOUBLE, 2)
+    >>> t.counts.tolist(), bool((t.keys[:, 0] == KEY_EMPTY_MIN).all())
+    ([[0, 0, 0, 0], [0, 0, 0, 0]], True)
+    """
+    table = _allocate(float_type, n)
+    _clear(table, 0)
+    return table
+
+
+def _allocate(float_type: FloatType, n: int) -> StatsTable:
+    # One allocation for both outputs: numpy asks for huge pages from 4 MiB
+    # up, and separate arrays cost a page fault per 4 KiB (on this VM about
+    # as long as the scan of 1,000-row float16 pages itself).
+    out = np.empty((2, n, 4), dtype=np.int64)
+    return StatsTable(float_type, out[0], out[1])
+
+
+def _clear(table: StatsTable, start: int) -> None:
+    """Rows ``start:`` of ``table`` become empty scopes."""
+    for column, (_, op) in zip(table.columns(), PARTIAL_COLUMNS, strict=True):
+        column[start:] = _IDENTITY[op]
+
+
+def merge_into(target: StatsTable, rows: npt.ArrayLike, parts: StatsTable) -> None:
+    """Merge row ``i`` of ``parts`` into row ``rows[i]`` of ``target``, in place, exactly.
+
+    ``rows`` may repeat a row (several parts of one scope); one numpy call per
+    column, whatever the number of rows.
+
+    >>> import numpy as np
+    >>> from nanstats.core.stats import page_table
+    >>> t = page_table(np.array([1.0, 5.0]), page_rows=1)
+    >>> merge_into(t, [0], page_table(np.array([np.nan, 9.0])))
+    >>> t.counts[0].tolist(), t.float_type.keys_to_bits(t.keys[0, :2]).view(np.float64).tolist()
+    ([3, 0, 1, 0], [1.0, 9.0])
+    """
+    if parts.float_type != target.float_type:
+        raise ValueError(f"cannot merge {parts.float_type.physical_type} statistics into "
+                         f"{target.float_type.physical_type}")
+    index = np.asarray(rows, dtype=np.intp)
+    for into, new, (_, op) in zip(target.columns(), parts.columns(), PARTIAL_COLUMNS,
+                                  strict=True):
+        _UFUNCS[op].at(into, index, new)
+
+
+def merge_rows(table: StatsTable, segments: npt.ArrayLike | None = None,
+               num_segments: int | None = None) -> StatsTable:
+    """The exact statistics of groups of rows (scopes) of a StatsTable.
+
+    Row ``i`` belongs to segment ``segments[i]`` (any order; a segment no row
+    names is empty); ``num_segments`` defaults to one more than the largest.
+    Without ``segments`` every row merges into one.  No Python loop over rows.
+
+    >>> import numpy as np
+    >>> from nanstats.core.stats import page_table
+    >>> t = page_table(np.array([3.0, np.nan, -0.0, 7.0, 1.0]), page_rows=1)
+    >>> merge_rows(t).counts.tolist()
+    [[5, 0, 1, 0]]
+    >>> m = merge_rows(t, [1, 1, 0, 0, 1])
+    >>> m.counts[:, 0].tolist(), m.float_type.keys_to_bits(m.keys[:, 1]).view(np.float64).tolist()
+    ([2, 3], [7.0, 3.0])
+    """
+    if segments is None:
+        # One segment: plain reductions, faster than the general path.
+        columns = [_UFUNCS[op].reduce(column, initial=_IDENTITY[op])
+                   for column, (_, op) in zip(table.columns(), PARTIAL_COLUMNS, strict=True)]
+        row = np.array(columns, dtype=np.int64)
+        return StatsTable(table.float_type, row[:4].reshape(1, 4), row[4:].reshape(1, 4))
+    ids = np.asarray(segments, dtype=np.intp)
+    if ids.shape != (len(table),):
+        raise ValueError(f"need one segment per row: {len(table)} rows, segments of shape "
+                         f"{ids.shape}")
+    n = int(ids.max(initial=-1)) + 1 if num_segments is None else num_segments
+    out = empty_table(table.float_type, n)
+    merge_into(out, ids, table)
+    return out
 
 
 def page_starts_for(
@@ -97,15 +219,10 @@ def page_starts_for(
 
 def _scan_one(inp: KernelInput, page_starts: I64) -> StatsTable:
     """One kernel call on the calling thread."""
-    # One allocation for both outputs: numpy asks for huge pages from 4 MiB
-    # up, and separate arrays cost a page fault per 4 KiB (on this VM about
-    # as long as the scan of 1,000-row float16 pages itself).
-    out = np.empty((2, page_starts.shape[0], 4), dtype=np.int64)
-    counts, keys = out[0], out[1]
-    _kernels.scan(
-        inp.bits, inp.validity_kind, inp.validity, inp.bit_offset, page_starts, counts, keys
-    )
-    return StatsTable(inp.float_type, counts, keys)
+    table = _allocate(inp.float_type, page_starts.shape[0])
+    _kernels.scan(inp.bits, inp.validity_kind, inp.validity, inp.bit_offset, page_starts,
+                  table.counts, table.keys)
+    return table
 
 
 def scan(inp: KernelInput, page_starts: I64) -> StatsTable:
@@ -160,23 +277,23 @@ def scan_chunks(chunks: Sequence[KernelInput], page_starts: I64) -> StatsTable:
         parts = list(threads.pool().map(lambda job: _scan_one(job[0], job[1]), jobs))
     else:
         parts = [_scan_one(chunk, local) for chunk, local, _ in jobs]
-    out = np.empty((2, page_starts.shape[0], 4), dtype=np.int64)  # see _scan_one
-    counts, keys = out[0], out[1]
+    table = _allocate(chunks[0].float_type, page_starts.shape[0])
     written = 0  # pages [0, written) hold their rows so far
+    continued: list[int] = []  # the page each chunk's first row continues, if any
+    carried: list[StatsTable] = []  # that first row
     for (_, _, first), part in zip(jobs, parts, strict=True):
         k = 0
-        if first < written:  # the page continues from the chunk before: merge
-            counts[first] += part.counts[0]
-            row, new = keys[first], part.keys[0]
-            row[0::2] = np.minimum(row[0::2], new[0::2])
-            row[1::2] = np.maximum(row[1::2], new[1::2])
+        if first < written:  # the page continues from the chunk before: merged below
+            continued.append(first)
+            carried.append(part)
             k = 1
         stop = first + len(part.counts)
-        counts[first + k:stop] = part.counts[k:]
-        keys[first + k:stop] = part.keys[k:]
+        table.counts[first + k:stop] = part.counts[k:]
+        table.keys[first + k:stop] = part.keys[k:]
         written = stop
-    # Pages no chunk reached (only with no rows at all): empty.
-    counts[written:] = 0
-    keys[written:, 0::2] = KEY_EMPTY_MIN
-    keys[written:, 1::2] = KEY_EMPTY_MAX
-    return StatsTable(chunks[0].float_type, counts, keys)
+    if continued:  # one merge for every page cut by a chunk boundary
+        firsts = StatsTable(table.float_type, np.stack([p.counts[0] for p in carried]),
+                            np.stack([p.keys[0] for p in carried]))
+        merge_into(table, continued, firsts)
+    _clear(table, written)  # pages no chunk reached (only with no rows at all): empty
+    return table

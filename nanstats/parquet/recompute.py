@@ -29,13 +29,7 @@ import numpy.typing as npt
 
 from nanstats.core.inputs import from_arrow
 from nanstats.core.stats import ColumnStats
-from nanstats.core.table import (
-    KEY_EMPTY_MAX,
-    KEY_EMPTY_MIN,
-    StatsTable,
-    page_starts_for,
-    scan_chunks,
-)
+from nanstats.core.table import StatsTable, merge_rows, page_starts_for, scan_chunks
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
 from nanstats.metadata.footer import Footer
 from nanstats.metadata.page_index import read_page_index
@@ -206,15 +200,7 @@ def page_row_starts(pages: list[Page] | None, offset_index: Any) -> npt.NDArray[
 
 def chunk_stats_of(table: StatsTable) -> ColumnStats:
     """The statistics of the whole chunk: the exact merge of all page rows."""
-    keys = table.keys
-    merged = StatsTable(
-        table.float_type,
-        table.counts.sum(axis=0, dtype=np.int64).reshape(1, 4),
-        np.array([[keys[:, 0].min(initial=KEY_EMPTY_MIN), keys[:, 1].max(initial=KEY_EMPTY_MAX),
-                   keys[:, 2].min(initial=KEY_EMPTY_MIN), keys[:, 3].max(initial=KEY_EMPTY_MAX)]],
-                 dtype=np.int64),
-    )
-    return ColumnStats.from_table(merged, 0)
+    return ColumnStats.from_table(merge_rows(table), 0)
 
 
 def checked_page_starts(n: int, pages: list[Page], offset_index: Any, *, path: str,

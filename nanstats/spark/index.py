@@ -23,33 +23,35 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
+from nanstats.arrow import record_schema
+from nanstats.core.records import INDEX_FIELDS, stats_columns
 from nanstats.lake.listing import list_parquet_files
+from nanstats.spark.summary import spark_schema
 
-INDEX_SCHEMA = pa.schema([
-    ("path", pa.string()), ("row_group", pa.int32()), ("page", pa.int32()),
-    ("column", pa.string()), ("physical_type", pa.string()),
-    ("first_row", pa.int64()), ("num_values", pa.int64()), ("null_count", pa.int64()),
-    ("nan_count", pa.int64()), ("pos_nan_count", pa.int64()), ("neg_nan_count", pa.int64()),
-    ("min", pa.float64()), ("max", pa.float64()), ("min_bits", pa.int64()),
-    ("max_bits", pa.int64()),
-])
-
-
-def _signed(bits: int | None) -> int | None:
-    return None if bits is None else bits - (1 << 64) if bits >= 1 << 63 else bits
+#: The index's Arrow schema: :data:`nanstats.core.records.INDEX_FIELDS`, bits
+#: as signed longs (Spark has no unsigned type).
+INDEX_SCHEMA = record_schema(INDEX_FIELDS, signed_bits=True)
 
 
 def file_rows(path: str) -> dict[str, list[Any]]:
-    """The index rows of one file (run on an executor)."""
+    """The index rows of one file (run on an executor): one list per field of INDEX_SCHEMA.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, -float("nan")]}), path)
+    >>> rows = file_rows(path)
+    >>> rows["page"], rows["neg_nan_count"], rows["max_bits"]
+    ([0], [1], [4607182418800017408])
+    """
     import pyarrow.parquet as papq
 
-    from nanstats.core.stats import ColumnStats
     from nanstats.metadata.footer import read_footer
     from nanstats.parquet.recompute import recompute
 
-    out: dict[str, list[Any]] = {f.name: [] for f in INDEX_SCHEMA}
+    out: dict[str, list[Any]] = {f.name: [] for f in INDEX_FIELDS}
     footer = read_footer(path)
     pf = papq.ParquetFile(path)
     with open(path, "rb") as f:
@@ -59,20 +61,13 @@ def file_rows(path: str) -> dict[str, list[Any]]:
                 if leaf.max_repetition_level > 0:
                     continue  # lists are not indexed (their pages are not row ranges)
                 cs = recompute(pf, footer, f, g, leaf.index)
-                starts = cs.page_starts.tolist()
-                for p in range(len(cs.pages)):
-                    s = ColumnStats.from_table(cs.pages, p)
-                    out["path"].append(path)
-                    out["row_group"].append(g)
-                    out["page"].append(p)
-                    out["column"].append(leaf.name)
-                    out["physical_type"].append(s.physical_type)
-                    out["first_row"].append(row0 + starts[p])
-                    for name in ("num_values", "null_count", "nan_count", "pos_nan_count",
-                                 "neg_nan_count", "min", "max"):
-                        out[name].append(getattr(s, name))
-                    out["min_bits"].append(_signed(s.min_bits))
-                    out["max_bits"].append(_signed(s.max_bits))
+                n = len(cs.pages)
+                records = stats_columns(cs.pages).with_columns(
+                    path=np.full(n, path, dtype=object), row_group=np.full(n, g),
+                    page=np.arange(n), column=np.full(n, leaf.name, dtype=object),
+                    first_row=row0 + cs.page_starts[:n])
+                for name, values in records.to_pylists(INDEX_FIELDS, signed_bits=True).items():
+                    out[name] += values
             row0 += rg.num_rows or 0
     return out
 
@@ -104,13 +99,7 @@ def index_files(spark: Any, path_or_paths: str | os.PathLike[str] | Sequence[str
         raise FileNotFoundError(f"no .parquet file under {path_or_paths}")
     parallelism = max(1, min(len(paths), spark.sparkContext.defaultParallelism * 2))
     frame = spark.createDataFrame(pa.table({"path": paths})).repartition(parallelism)
-    ddl = ", ".join(f"{f.name} {_spark_type(f.type)}" for f in INDEX_SCHEMA)
-    return frame.mapInArrow(_index_batches, ddl)
-
-
-def _spark_type(t: pa.DataType) -> str:
-    return {pa.string(): "string", pa.int32(): "int", pa.int64(): "long",
-            pa.float64(): "double"}[t]
+    return frame.mapInArrow(_index_batches, spark_schema(frame, [], INDEX_SCHEMA))
 
 
 def save_index(index: Any, path: str) -> None:

@@ -29,33 +29,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-FIELDS = {
-    "num_values": "long", "null_count": "long", "nan_count": "long",
-    "pos_nan_count": "long", "neg_nan_count": "long",
-    "min": "double", "max": "double", "min_bits": "long", "max_bits": "long",
-}
+from nanstats.arrow import record_schema
+from nanstats.core.records import COLUMN, STATS_FIELDS, Field, StatsColumns, select, stats_columns
+from nanstats.core.stats import ColumnStats, summary
+from nanstats.spark.summary import _float_columns, spark_schema
+
+#: The fields a pandas UDF can compute, by name.
+FIELDS: dict[str, Field] = {f.name: f for f in select("count", "value", "bits")}
+# The table of summary_in_pandas after the group columns, as nanstats.spark.summary's.
+_OUTPUT_FIELDS = (COLUMN, *STATS_FIELDS)
 
 
-def _stats(values: pd.Series, is_null: pd.Series) -> Any:
-    import nanstats
-
+def _stats(values: pd.Series, is_null: pd.Series) -> ColumnStats:
     data = values.to_numpy(dtype=values.dtype, copy=False)
-    return nanstats.summary(np.ascontiguousarray(data), ~is_null.to_numpy(dtype=bool))
-
-
-def _signed(bits: int | None) -> int | None:
-    return None if bits is None else bits - (1 << 64) if bits >= 1 << 63 else bits
-
-
-def _field(stats: Any, name: str) -> Any:
-    if name in ("min_bits", "max_bits"):
-        return _signed(getattr(stats, name))
-    return getattr(stats, name)
+    return summary(np.ascontiguousarray(data), ~is_null.to_numpy(dtype=bool))
 
 
 def _field_aggregate(name: str) -> Any:
-    def aggregate(values: pd.Series, is_null: pd.Series) -> float:
-        return _field(_stats(values, is_null), name)  # type: ignore[no-any-return]
+    field = FIELDS[name]
+
+    def aggregate(values: pd.Series, is_null: pd.Series) -> Any:
+        # Bits travel as signed longs (Spark has no unsigned type).
+        record = stats_columns([_stats(values, is_null)])
+        return record.to_pylists([field], signed_bits=True)[name][0]
 
     return aggregate
 
@@ -77,10 +73,12 @@ def summary_udf(field: str) -> Any:
     [Row(k='a', nans=1), Row(k='b', nans=0)]
     """
     from pyspark.sql.functions import pandas_udf  # type: ignore[attr-defined]
+    from pyspark.sql.pandas.types import from_arrow_type
 
     if field not in FIELDS:
         raise ValueError(f"unknown field {field!r}; fields: {', '.join(FIELDS)}")
-    return pandas_udf(_field_aggregate(field), FIELDS[field])
+    arrow_type = record_schema([FIELDS[field]], signed_bits=True).field(0).type
+    return pandas_udf(_field_aggregate(field), from_arrow_type(arrow_type))
 
 
 def summary_columns(column: str, fields: Sequence[str] | None = None) -> list[Any]:
@@ -106,23 +104,24 @@ def summary_columns(column: str, fields: Sequence[str] | None = None) -> list[An
     return out
 
 
-def _typed_frame(rows: list[dict[str, Any]], by: list[str]) -> pd.DataFrame:
-    """Rows as a DataFrame whose columns keep exact longs and NaN-vs-null floats.
+def _typed_frame(records: StatsColumns, keys: dict[str, list[Any]]) -> pd.DataFrame:
+    """Records as a DataFrame whose columns keep exact longs and NaN-vs-null floats.
 
     A plain DataFrame would turn a long column with a null into float64
     (losing the low bits of a bit pattern) and a NaN into a null on the way
     to Spark; masked arrays built from explicit masks keep both.
     """
-    out: dict[str, Any] = {k: [r[k] for r in rows] for k in [*by, "column", "physical_type"]}
-    for name, kind in FIELDS.items():
-        values = [r[name] for r in rows]
-        mask = np.array([v is None for v in values], dtype=bool)
-        if kind == "long":
-            data = np.array([0 if v is None else v for v in values], dtype=np.int64)
-            out[name] = pd.arrays.IntegerArray(data, mask)
+    out: dict[str, Any] = {**keys, COLUMN.name: records[COLUMN.name].tolist()}
+    no_bounds = ~records.has_bounds
+    for f in STATS_FIELDS:
+        data = records.column(f, signed_bits=True)
+        mask = no_bounds if f.bounded else np.zeros(len(records), dtype=bool)
+        if f.kind in ("count", "bits"):
+            out[f.name] = pd.arrays.IntegerArray(data, mask)
+        elif f.kind == "value":
+            out[f.name] = pd.arrays.FloatingArray(data, mask)
         else:
-            data = np.array([0.0 if v is None else v for v in values], dtype=np.float64)
-            out[name] = pd.arrays.FloatingArray(data, mask)
+            out[f.name] = data.tolist()
     return pd.DataFrame(out)
 
 
@@ -140,28 +139,22 @@ def summary_in_pandas(df: Any, columns: Sequence[str] | None = None,
     """
     from pyspark.sql import functions as F
 
-    from nanstats.spark.summary import _float_columns
-
     by_list = [by] if isinstance(by, str) else list(by or [])
     cols = _float_columns(df, columns)
-    key_schema = [f"`{f.name}` {f.dataType.simpleString()}" for f in df.schema.fields
-                  if f.name in by_list]
-    schema = ", ".join([*key_schema, "column string", "physical_type string",
-                        *(f"{k} {v}" for k, v in FIELDS.items())])
+    # The group columns in the frame's order (nanstats.spark.summary uses the order of `by`).
+    in_frame_order = [f.name for f in df.schema.fields if f.name in by_list]
+    schema = spark_schema(df, in_frame_order, record_schema(_OUTPUT_FIELDS, signed_bits=True))
     flags = [F.col(c).isNull().alias(f"__null_{c}") for c, _ in cols]
     selected = df.select(*by_list, *(c for c, _ in cols), *flags)
     if not by_list:
         selected = selected.withColumn("__all", F.lit(0))
 
     def per_group(pdf: pd.DataFrame) -> pd.DataFrame:
-        rows = []
-        for c, _ in cols:
-            s = _stats(pdf[c], pdf[f"__null_{c}"])
-            row = {k: pdf[k].iloc[0] for k in by_list}
-            row.update(column=c, physical_type=s.physical_type,
-                       **{f: _field(s, f) for f in FIELDS})
-            rows.append(row)
-        return _typed_frame(rows, by_list)
+        stats = [_stats(pdf[c], pdf[f"__null_{c}"]) for c, _ in cols]
+        records = stats_columns(stats).with_columns(
+            column=np.array([c for c, _ in cols], dtype=object))
+        keys = {k: [pdf[k].iloc[0]] * len(cols) for k in by_list}
+        return _typed_frame(records, keys)
 
     grouped = selected.groupBy(*(by_list or ["__all"]))
     return grouped.applyInPandas(per_group, schema)

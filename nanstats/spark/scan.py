@@ -168,23 +168,6 @@ def sources_from_index(index: Any, columns: Sequence[str] | None = None
     return out
 
 
-class _Unknown:
-    """A stand-in for files the statistics table does not cover: anything may match."""
-
-    def __init__(self, rows: Sequence[int]) -> None:
-        self.rows = rows
-
-    @property
-    def num_row_groups(self) -> int:
-        return len(self.rows)
-
-    def num_rows(self, row_group: int) -> int:
-        return int(self.rows[row_group])
-
-    def has_column(self, row_group: int, name: str) -> bool:
-        return False
-
-
 def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics =
               DEFAULT_SEMANTICS, *, path: str | Sequence[str] | None = None) -> ScanPlan:
     """The files, row groups and row ranges a query must read.

@@ -24,8 +24,33 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-_KEY_FIELDS = ["vmin", "vmax", "nmin", "nmax"]
-_COUNT_FIELDS = ["num_values", "null_count", "pos_nan_count", "neg_nan_count"]
+from nanstats.arrow import record_arrays, record_schema
+from nanstats.core.floats import BY_PHYSICAL_TYPE
+from nanstats.core.records import COLUMN, STATS_FIELDS, stats_columns
+from nanstats.core.stats import page_table
+from nanstats.core.table import PARTIAL_COLUMNS, StatsTable, merge_rows
+
+# What a task sends Spark: the column's name and a partial StatsTable row.
+_PARTIAL_SCHEMA = pa.schema([(COLUMN.name, pa.string()),
+                             *((name, pa.int64()) for name, _ in PARTIAL_COLUMNS)])
+# What the summary returns after the group columns.
+_OUTPUT_FIELDS = (COLUMN, *STATS_FIELDS)
+
+
+def spark_schema(df: Any, by: Sequence[str], schema: pa.Schema) -> Any:
+    """The Spark schema of the group columns ``by`` of ``df``, then an Arrow schema's fields.
+
+    >>> from nanstats.spark.session import local_session
+    >>> df = local_session().createDataFrame([("a", 1.0)], "k string, x double")
+    >>> spark_schema(df, ["k"], record_schema(STATS_FIELDS[:2])).simpleString()
+    'struct<k:string,physical_type:string,num_values:bigint>'
+    """
+    from pyspark.sql.pandas.types import from_arrow_schema
+    from pyspark.sql.types import StructField, StructType
+
+    types = {f.name: f.dataType for f in df.schema.fields}
+    keys = [StructField(name, types[name], True) for name in by]
+    return StructType([*keys, *from_arrow_schema(schema).fields])
 
 
 def _float_columns(df: Any, columns: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -74,84 +99,61 @@ def partial_batches(batches: Iterator[pa.RecordBatch], by: list[str],
     one row per column leaves the task; with groups, one row per group and
     column per batch (Spark merges them).
     """
-    from nanstats.core.stats import page_table
-
-    totals: dict[str, np.ndarray] = {}  # column -> [4 counts, 4 keys], no groups
+    totals: dict[str, list[StatsTable]] = {}  # column -> its rows so far, no groups
     for batch in batches:
         table = pa.Table.from_batches([batch])
         if not by:
             for name, _ in columns:
-                stats = page_table(table.column(name))
-                row = np.concatenate([stats.counts[0], stats.keys[0]])
-                prev = totals.get(name)
-                if prev is None:
-                    totals[name] = row
-                else:
-                    prev[:4] += row[:4]
-                    prev[4] = min(prev[4], row[4])
-                    prev[5] = max(prev[5], row[5])
-                    prev[6] = min(prev[6], row[6])
-                    prev[7] = max(prev[7], row[7])
+                totals.setdefault(name, []).append(page_table(table.column(name)))
             continue
         table = table.sort_by([(k, "ascending") for k in by])
         starts = _group_boundaries(table, by)
         groups = table.select(by).take(pa.array(starts))
         for name, _ in columns:
             stats = page_table(table.column(name), page_starts=starts)
-            data: dict[str, Any] = {k: groups.column(k).combine_chunks() for k in by}
-            data["column"] = pa.array([name] * len(starts), pa.string())
-            for i, f in enumerate(_COUNT_FIELDS):
-                data[f] = pa.array(stats.counts[:, i])
-            for i, f in enumerate(_KEY_FIELDS):
-                data[f] = pa.array(stats.keys[:, i])
-            yield pa.RecordBatch.from_pydict(data)
-    if totals:
-        names = list(totals)
-        rows = np.stack([totals[n] for n in names])
-        data = {"column": pa.array(names, pa.string())}
-        for i, f in enumerate([*_COUNT_FIELDS, *_KEY_FIELDS]):
-            data[f] = pa.array(rows[:, i])
-        yield pa.RecordBatch.from_pydict(data)
+            keys = [groups.column(k).combine_chunks() for k in by]
+            yield _partial_batch(keys, groups.schema, name, stats)
+    yield from _total_batches(totals)
 
 
-def _finish(batches: Iterator[pa.RecordBatch], kinds: dict[str, str]) -> Iterator[pa.RecordBatch]:
-    """Merged keys back to bit patterns and values."""
-    from nanstats.core.floats import BY_PHYSICAL_TYPE
+def _partial_batch(keys: list[pa.Array], key_schema: pa.Schema, name: str,
+                   stats: StatsTable) -> pa.RecordBatch:
+    """Partial rows of one column: the group keys, the column's name, the StatsTable."""
+    arrays = [pa.array([name] * len(stats), pa.string()), *map(pa.array, stats.columns())]
+    schema = pa.schema([*(f.with_nullable(True) for f in key_schema), *_PARTIAL_SCHEMA])
+    return pa.RecordBatch.from_arrays([*keys, *arrays], schema=schema)
 
+
+def _total_batches(totals: dict[str, list[StatsTable]]) -> Iterator[pa.RecordBatch]:
+    """One partial row per column: the merge of the rows a task saw (no groups)."""
+    for name, tables in totals.items():
+        rows = StatsTable(tables[0].float_type, np.concatenate([t.counts for t in tables]),
+                          np.concatenate([t.keys for t in tables]))
+        yield _partial_batch([], pa.schema([]), name, merge_rows(rows))
+
+
+def _finish(batches: Iterator[pa.RecordBatch], kinds: dict[str, str],
+            by: Sequence[str]) -> Iterator[pa.RecordBatch]:
+    """Merged partial rows back to records: bit patterns and values of the bounds."""
+    import pyarrow.compute as pc
+
+    names = [name for name, _ in PARTIAL_COLUMNS]
     for batch in batches:
-        cols = batch.to_pydict()
-        n = batch.num_rows
-        out_min, out_max, min_bits, max_bits, ptypes = [], [], [], [], []
-        for i in range(n):  # one row per group and column: a small result
-            ft = BY_PHYSICAL_TYPE[kinds[cols["column"][i]]]
-            nulls, pos, neg = (cols["null_count"][i], cols["pos_nan_count"][i],
-                               cols["neg_nan_count"][i])
-            numbers = cols["num_values"][i] - nulls - pos - neg
-            if numbers > 0:
-                lo, hi = cols["vmin"][i], cols["vmax"][i]
-            elif pos + neg > 0:
-                lo, hi = cols["nmin"][i], cols["nmax"][i]
-            else:
-                lo = hi = None
-            bits = [None if k is None else int(ft.keys_to_bits(np.array([k], np.int64))[0])
-                    for k in (lo, hi)]
-            ptypes.append(ft.physical_type)
-            min_bits.append(bits[0])
-            max_bits.append(bits[1])
-            out_min.append(None if bits[0] is None else ft.bits_to_float(bits[0]))
-            out_max.append(None if bits[1] is None else ft.bits_to_float(bits[1]))
-        data = {k: v for k, v in cols.items() if k not in _KEY_FIELDS}
-        data["nan_count"] = [p + q for p, q in zip(cols["pos_nan_count"], cols["neg_nan_count"],
-                                                   strict=True)]
-        data["physical_type"] = ptypes
-        data["min"] = out_min
-        data["max"] = out_max
-        # Bits travel as signed longs (Spark has no unsigned type).
-        data["min_bits"] = [None if b is None else b - (1 << 64) if b >= 1 << 63 else b
-                            for b in min_bits]
-        data["max_bits"] = [None if b is None else b - (1 << 64) if b >= 1 << 63 else b
-                            for b in max_bits]
-        yield pa.RecordBatch.from_pydict(data)
+        for physical_type in sorted(set(kinds.values())):  # one pass per float type
+            columns = [c for c, kind in kinds.items() if kind == physical_type]
+            part = batch.filter(pc.is_in(batch.column(COLUMN.name), pa.array(columns)))
+            if part.num_rows == 0:
+                continue
+            table = StatsTable.from_columns(BY_PHYSICAL_TYPE[physical_type],
+                                            [part.column(n).to_numpy() for n in names])
+            records = stats_columns(table).with_columns(
+                column=part.column(COLUMN.name).to_numpy(zero_copy_only=False))
+            keys = [part.column(k) for k in by]
+            # Bits travel as signed longs (Spark has no unsigned type).
+            schema = pa.schema([*(part.schema.field(k).with_nullable(True) for k in by),
+                                *record_schema(_OUTPUT_FIELDS, signed_bits=True)])
+            arrays = record_arrays(records, _OUTPUT_FIELDS, signed_bits=True)
+            yield pa.RecordBatch.from_arrays([*keys, *arrays], schema=schema)
 
 
 def plain_parquet_files(df: Any) -> list[str] | None:
@@ -176,30 +178,14 @@ def _file_batches(batches: Iterator[pa.RecordBatch], columns: list[tuple[str, st
     """Executor side of the file path: read the float columns with pyarrow."""
     import pyarrow.parquet as papq
 
-    from nanstats.core.stats import page_table
-
-    totals: dict[str, np.ndarray] = {}
+    totals: dict[str, list[StatsTable]] = {}  # column -> its rows so far
     for batch in batches:
         for path in batch.column(0).to_pylist():
             local = path[len("file:"):] if path.startswith("file:") else path
             table = papq.read_table(local, columns=[c for c, _ in columns], use_threads=False)
             for name, _ in columns:
-                stats = page_table(table.column(name))
-                row = np.concatenate([stats.counts[0], stats.keys[0]])
-                prev = totals.get(name)
-                if prev is None:
-                    totals[name] = row
-                else:
-                    prev[:4] += row[:4]
-                    prev[4], prev[6] = min(prev[4], row[4]), min(prev[6], row[6])
-                    prev[5], prev[7] = max(prev[5], row[5]), max(prev[7], row[7])
-    if totals:
-        names = list(totals)
-        rows = np.stack([totals[n] for n in names])
-        data = {"column": pa.array(names, pa.string())}
-        for i, f in enumerate([*_COUNT_FIELDS, *_KEY_FIELDS]):
-            data[f] = pa.array(rows[:, i])
-        yield pa.RecordBatch.from_pydict(data)
+                totals.setdefault(name, []).append(page_table(table.column(name)))
+    yield from _total_batches(totals)
 
 
 def summary(df: Any, columns: Sequence[str] | None = None,
@@ -236,11 +222,7 @@ def summary(df: Any, columns: Sequence[str] | None = None,
     by_list = [by] if isinstance(by, str) else list(by or [])
     cols = _float_columns(df, columns)
     kinds = dict(cols)
-    key_schema = ", ".join(f"`{f.name}` {f.dataType.simpleString()}"
-                           for f in df.schema.fields if f.name in by_list)
-    partial_schema = ", ".join(
-        [*([key_schema] if key_schema else []), "column string",
-         *(f"{f} long" for f in _COUNT_FIELDS), *(f"{f} long" for f in _KEY_FIELDS)])
+    partial_schema = spark_schema(df, by_list, _PARTIAL_SCHEMA)
     files = plain_parquet_files(df) if read_files and not by_list else None
     if files is not None:
         spark = df.sparkSession
@@ -251,16 +233,8 @@ def summary(df: Any, columns: Sequence[str] | None = None,
         selected = df.select(*by_list, *(c for c, _ in cols))
         partial = selected.mapInArrow(lambda it: partial_batches(it, by_list, cols),
                                       partial_schema)
-    merged = partial.groupBy(*by_list, "column").agg(
-        *(F.sum(f).alias(f) for f in _COUNT_FIELDS),
-        F.min("vmin").alias("vmin"), F.max("vmax").alias("vmax"),
-        F.min("nmin").alias("nmin"), F.max("nmax").alias("nmax"),
-    )
-    final_schema = ", ".join(
-        [*([key_schema] if key_schema else []), "column string",
-         *(f"{f} long" for f in _COUNT_FIELDS), "nan_count long", "physical_type string",
-         "min double", "max double", "min_bits long", "max_bits long"])
-    out = merged.mapInArrow(lambda it: _finish(it, kinds), final_schema)
-    return out.select(*by_list, "column", "physical_type", "num_values", "null_count",
-                      "nan_count", "pos_nan_count", "neg_nan_count", "min", "max",
-                      "min_bits", "max_bits")
+    # The exact merge, as the core merges (PARTIAL_COLUMNS: sum, min or max).
+    merged = partial.groupBy(*by_list, COLUMN.name).agg(
+        *(getattr(F, op)(name).alias(name) for name, op in PARTIAL_COLUMNS))
+    final_schema = spark_schema(df, by_list, record_schema(_OUTPUT_FIELDS, signed_bits=True))
+    return merged.mapInArrow(lambda it: _finish(it, kinds, by_list), final_schema)

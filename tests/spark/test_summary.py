@@ -127,3 +127,11 @@ def test_file_path_equals_row_path(spark, tmp_path) -> None:
                   for r in nanstats.spark.summary(df, read_files=False).collect())
     assert fast == slow
     assert sum(r[1] for r in fast if r[0] == "x") == 4500
+
+
+def test_group_keys_keep_their_type(spark) -> None:
+    # Keys travel as the Arrow arrays Spark sent (an int key stays int, not long).
+    df = spark.createDataFrame([(1, 2.0), (1, float("nan")), (2, -0.0)], "k int, x double")
+    out = nanstats.spark.summary(df, by="k")
+    assert out.schema["k"].dataType.simpleString() == "int"
+    assert sorted((r.k, r.nan_count) for r in out.collect()) == [(1, 1), (2, 0)]
