@@ -24,7 +24,7 @@ from nanstats.core.abstraction import ColumnAbstract
 from nanstats.core.floats import float_key
 from nanstats.core.reading_rules import from_column_stats
 from nanstats.core.rules import boundary_order
-from nanstats.core.stats import ColumnStats
+from nanstats.core.stats import ColumnStats, merge_stats
 from nanstats.prune.constraints import Key
 from nanstats.prune.results import PageStats
 from nanstats.prune.source import StatisticsSource
@@ -98,10 +98,7 @@ class StatsSource:
         out = {}
         for name in names:
             _, stats = self._column(row_group, name)
-            merged = stats[0]
-            for s in stats[1:]:
-                merged = merged.merge(s)
-            out[name] = from_column_stats(merged)
+            out[name] = from_column_stats(merge_stats(stats))
         return out
 
     def page_stats(self, row_group: int, name: str) -> PageStats | None:
