@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from nanstats.core.byte_bounds import StringBounds, StringChunkStats
 from nanstats.core.column_index import ColumnIndex
@@ -75,7 +74,7 @@ class WrittenStatistics:
     is_max_value_exact: bool | None
 
     @classmethod
-    def from_thrift(cls, st: Any) -> WrittenStatistics:
+    def from_thrift(cls, st: pq.Statistics) -> WrittenStatistics:
         """The fields of a Thrift ``Statistics`` struct."""
         return cls(st.null_count, st.nan_count, st.min_value, st.max_value, st.min, st.max,
                    st.is_min_value_exact, st.is_max_value_exact)
@@ -86,7 +85,7 @@ class WrittenStatistics:
         return self.min_value is not None or self.max_value is not None
 
 
-def written_statistics(st: Any) -> WrittenStatistics | None:
+def written_statistics(st: pq.Statistics | None) -> WrittenStatistics | None:
     """:meth:`WrittenStatistics.from_thrift`, None for an absent struct.
 
     >>> written_statistics(None) is None, written_statistics(pq.Statistics(nan_count=2)).nan_count
@@ -98,7 +97,7 @@ def written_statistics(st: Any) -> WrittenStatistics | None:
 # --------------------------------------------------------------------- writing
 
 
-def statistics_struct(enc: EncodedStatistics) -> Any:
+def statistics_struct(enc: EncodedStatistics) -> pq.Statistics:
     """The Thrift ``Statistics`` struct nanstats writes for encoded float statistics.
 
     ``null_count`` and ``nan_count`` always; ``min_value``/``max_value`` with
@@ -118,7 +117,7 @@ def statistics_struct(enc: EncodedStatistics) -> Any:
 
 
 def page_statistics(table: StatsTable, order: ColumnOrderName,
-                    policy: TypeOrderPolicy = "safe") -> list[Any]:
+                    policy: TypeOrderPolicy = "safe") -> list[pq.Statistics]:
     """Statistics structs for every row (page) of a StatsTable, rules applied at once.
 
     Equal to ``statistics_struct(ColumnStats.from_table(table, i).statistics(order))``
@@ -148,7 +147,7 @@ def page_statistics(table: StatsTable, order: ColumnOrderName,
     return out
 
 
-def column_index_struct(ci: ColumnIndex, like: Any = None) -> Any:
+def column_index_struct(ci: ColumnIndex, like: pq.ColumnIndex | None = None) -> pq.ColumnIndex:
     """The Thrift ``ColumnIndex`` of a nanstats ColumnIndex.
 
     Level histograms are taken from ``like`` (the chunk's previous
@@ -171,7 +170,7 @@ def column_index_struct(ci: ColumnIndex, like: Any = None) -> Any:
     return out
 
 
-def copy_level_histograms(out: Any, like: Any) -> None:
+def copy_level_histograms(out: pq.ColumnIndex, like: pq.ColumnIndex | None) -> None:
     """Copy the level histograms of ``like`` (the old ColumnIndex) into ``out``.
 
     Only when the page count is unchanged: the pages are the same, so the
@@ -185,14 +184,14 @@ def copy_level_histograms(out: Any, like: Any) -> None:
     """
     if like is None:
         return
-    n = len(out.null_pages)
+    n = len(out.null_pages or ())
     for name in ("repetition_level_histograms", "definition_level_histograms"):
         hist = getattr(like, name)
         if hist and len(like.null_pages or ()) == n:
             setattr(out, name, list(hist))
 
 
-def string_statistics_struct(bounds: StringBounds) -> Any:
+def string_statistics_struct(bounds: StringBounds) -> pq.Statistics:
     """The Thrift ``Statistics`` struct nanstats writes for (truncated) string bounds.
 
     ``null_count`` always; ``min_value``/``max_value`` with honest
@@ -212,7 +211,8 @@ def string_statistics_struct(bounds: StringBounds) -> Any:
     return st
 
 
-def string_column_index_struct(cs: StringChunkStats, like: Any = None) -> Any:
+def string_column_index_struct(cs: StringChunkStats,
+                               like: pq.ColumnIndex | None = None) -> pq.ColumnIndex:
     """The Thrift ``ColumnIndex`` of a string chunk's truncated page bounds.
 
     Null pages get empty bounds; ``boundary_order`` comes from the stored
@@ -237,8 +237,8 @@ def string_column_index_struct(cs: StringChunkStats, like: Any = None) -> Any:
     return out
 
 
-def column_orders(old: Sequence[Any] | None, num_leaves: int, rewritten: Sequence[int],
-                  order: ColumnOrderName) -> list[Any]:
+def column_orders(old: Sequence[pq.ColumnOrder] | None, num_leaves: int,
+                  rewritten: Sequence[int], order: ColumnOrderName) -> list[pq.ColumnOrder]:
     """FileMetaData.column_orders with the leaves ``rewritten`` set to ``order``.
 
     The other leaves keep the order they had (TYPE_ORDER where the file had

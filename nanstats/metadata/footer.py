@@ -57,7 +57,7 @@ class Footer:
 
     path: str
     file_size: int
-    metadata: Any  # pq.FileMetaData
+    metadata: pq.FileMetaData
     metadata_offset: int
     metadata_length: int
     columns: tuple[LeafColumn, ...]
@@ -82,9 +82,29 @@ class Footer:
             return "type_order"
         return "other"
 
-    def chunk(self, row_group: int, leaf: int) -> Any:
+    @property
+    def row_groups(self) -> list[pq.RowGroup]:
+        """The row groups (none when the footer lists none)."""
+        return self.metadata.row_groups or []
+
+    @property
+    def schema(self) -> list[pq.SchemaElement]:
+        """The flattened schema tree."""
+        return self.metadata.schema or []
+
+    def chunk(self, row_group: int, leaf: int) -> pq.ColumnChunk:
         """The ColumnChunk of a leaf in a row group."""
-        return self.metadata.row_groups[row_group].columns[leaf]
+        # read_footer checked that every row group has one chunk per leaf.
+        return (self.row_groups[row_group].columns or [])[leaf]
+
+    def chunk_meta(self, row_group: int, leaf: int) -> pq.ColumnMetaData:
+        """The ColumnMetaData of a chunk; UnsupportedParquetError when it is encrypted."""
+        meta = self.chunk(row_group, leaf).meta_data
+        if meta is None:  # read_footer allows only an encrypted one to be missing
+            raise UnsupportedParquetError(
+                f"{self.path}: row group {row_group}, column {self.columns[leaf].name!r}: "
+                "the column metadata is encrypted")
+        return meta
 
 
 def refuse_encrypted(footer: Footer, consequence: str) -> None:
@@ -110,8 +130,8 @@ def refuse_encrypted(footer: Footer, consequence: str) -> None:
     if meta.encryption_algorithm is not None:
         raise UnsupportedParquetError(f"{footer.path}: the file is encrypted (plaintext footer); "
                                       f"{consequence}")
-    for g, rg in enumerate(meta.row_groups or ()):
-        for c, chunk in enumerate(rg.columns):
+    for g, rg in enumerate(footer.row_groups):
+        for c, chunk in enumerate(rg.columns or ()):
             if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
                 raise UnsupportedParquetError(
                     f"{footer.path}: row group {g}, column {footer.columns[c].name!r} is "
@@ -155,7 +175,7 @@ def _read(f: IO[bytes], path: str) -> Footer:
     return Footer(path, size, meta, start, length, columns)
 
 
-def _leaves(meta: Any, path: str, at: int) -> tuple[LeafColumn, ...]:
+def _leaves(meta: pq.FileMetaData, path: str, at: int) -> tuple[LeafColumn, ...]:
     """Walk the flattened schema tree (depth first, num_children) to its leaves."""
     schema = meta.schema or []
     if not schema:
@@ -198,7 +218,7 @@ def _leaves(meta: Any, path: str, at: int) -> tuple[LeafColumn, ...]:
     return tuple(leaves)
 
 
-def _float_type(el: Any) -> FloatType | None:
+def _float_type(el: pq.SchemaElement) -> FloatType | None:
     if el.type == pq.TYPE_FLOAT:
         return FLOAT
     if el.type == pq.TYPE_DOUBLE:
@@ -209,7 +229,7 @@ def _float_type(el: Any) -> FloatType | None:
     return None
 
 
-def _check_row_groups(meta: Any, n_leaves: int, path: str, at: int) -> None:
+def _check_row_groups(meta: pq.FileMetaData, n_leaves: int, path: str, at: int) -> None:
     orders = meta.column_orders
     if orders is not None and orders and len(orders) != n_leaves:
         raise ParquetFormatError(

@@ -37,7 +37,7 @@ from nanstats.metadata.thrift import RegionDecoder, decode, pq
 
 
 def read_page_index(f: IO[bytes] | None, footer: Footer, row_group: int, leaf: int, *,
-                    region: PageIndexRegion | None = None) -> tuple[Any, Any]:
+                    region: PageIndexRegion | None = None) -> tuple[pq.ColumnIndex | None, pq.OffsetIndex | None]:
     """(ColumnIndex or None, OffsetIndex or None) of one column chunk.
 
     With ``region`` (a :class:`PageIndexRegion` of the file) the bytes come
@@ -97,21 +97,26 @@ class PageIndex:
         return self.first_row_index is not None
 
     @classmethod
-    def from_thrift(cls, ci: Any, oi: Any) -> PageIndex:
+    def from_thrift(cls, ci: pq.ColumnIndex | None, oi: pq.OffsetIndex | None) -> PageIndex:
         """The values of a (checked) Thrift ColumnIndex and OffsetIndex, either may be None."""
-        n = len(ci.null_pages) if ci is not None else len(oi.page_locations) if oi else 0
-        null_pages = min_values = max_values = null_counts = nan_counts = None
+        # check_column_index / check_offset_index made sure the lists are there.
+        n = len(ci.null_pages or ()) if ci is not None else \
+            len(oi.page_locations or ()) if oi else 0
+        null_pages: npt.NDArray[np.bool_] | None = None
+        min_values = max_values = None
+        null_counts = nan_counts = None
         order = None
         if ci is not None:
-            null_pages = np.array([bool(b) for b in ci.null_pages], dtype=bool)
-            min_values, max_values = list(ci.min_values), list(ci.max_values)
+            null_pages = np.array([bool(b) for b in ci.null_pages or ()], dtype=np.bool_)
+            min_values, max_values = list(ci.min_values or ()), list(ci.max_values or ())
             null_counts = _int64s(ci.null_counts)
             nan_counts = _int64s(ci.nan_counts)
-            order = BOUNDARY_ORDER_NAMES.get(ci.boundary_order)
+            order = BOUNDARY_ORDER_NAMES.get(ci.boundary_order or 0)
         firsts = offsets = sizes = None
         if oi is not None:
             locs = np.array([(loc.offset, loc.compressed_page_size, loc.first_row_index)
-                             for loc in oi.page_locations], dtype=np.int64).reshape(-1, 3)
+                             for loc in oi.page_locations or ()],
+                            dtype=np.int64).reshape(-1, 3)
             offsets, sizes, firsts = locs[:, 0], locs[:, 1], locs[:, 2]
         return cls(n, null_pages, min_values, max_values, null_counts, nan_counts, order,
                    firsts, offsets, sizes)
@@ -137,7 +142,7 @@ class PageIndexRegion:
         self.decoder = RegionDecoder(f.read(footer.metadata_offset - self.start),
                                      base=self.start, path=footer.path)
 
-    def read_page_index(self, footer: Footer, row_group: int, leaf: int) -> tuple[Any, Any]:
+    def read_page_index(self, footer: Footer, row_group: int, leaf: int) -> tuple[pq.ColumnIndex | None, pq.OffsetIndex | None]:
         """As :func:`read_page_index`, from the region in memory."""
         return read_page_index(None, footer, row_group, leaf, region=self)
 
@@ -175,13 +180,13 @@ def _read(f: IO[bytes] | None, footer: Footer, offset: int | None, length: int |
     return obj
 
 
-def check_offset_index(oi: Any, footer: Footer, row_group: int, where: str) -> None:
+def check_offset_index(oi: pq.OffsetIndex, footer: Footer, row_group: int, where: str) -> None:
     """Page locations: within the data region, ordered, first rows increasing from 0."""
     locs = oi.page_locations
     if not locs:
         raise ParquetFormatError(f"OffsetIndex of {where} has no page locations",
                                  path=footer.path)
-    num_rows = footer.metadata.row_groups[row_group].num_rows or 0
+    num_rows = footer.row_groups[row_group].num_rows or 0
     prev_row, prev_end = -1, 4
     for i, loc in enumerate(locs):
         off, size, first = loc.offset, loc.compressed_page_size, loc.first_row_index
@@ -199,7 +204,7 @@ def check_offset_index(oi: Any, footer: Footer, row_group: int, where: str) -> N
         prev_row, prev_end = first, off + size
 
 
-def check_column_index(ci: Any, oi: Any, footer: Footer, where: str) -> None:
+def check_column_index(ci: pq.ColumnIndex, oi: pq.OffsetIndex | None, footer: Footer, where: str) -> None:
     """All lists present and as long as the page count."""
     n = len(ci.null_pages or ())
     lists = {"null_pages": ci.null_pages, "min_values": ci.min_values,
@@ -214,9 +219,9 @@ def check_column_index(ci: Any, oi: Any, footer: Footer, where: str) -> None:
         if values is not None and len(values) != n:
             raise ParquetFormatError(f"ColumnIndex of {where}: {name} has {len(values)} "
                                      f"entries for {n} pages", path=footer.path)
-    if oi is not None and len(oi.page_locations) != n:
+    if oi is not None and len(oi.page_locations or ()) != n:
         raise ParquetFormatError(f"ColumnIndex of {where} has {n} pages, its OffsetIndex "
-                                 f"{len(oi.page_locations)}", path=footer.path)
+                                 f"{len(oi.page_locations or ())}", path=footer.path)
     if ci.boundary_order not in BOUNDARY_ORDER_NAMES:
         raise ParquetFormatError(f"ColumnIndex of {where}: unknown boundary_order "
                                  f"{ci.boundary_order}", path=footer.path)

@@ -50,7 +50,7 @@ class Page:
     """
 
     offset: int
-    header: Any  # pq.PageHeader
+    header: pq.PageHeader
     header_length: int
     page_type: int
     num_values: int | None
@@ -64,7 +64,7 @@ class Page:
     @property
     def compressed_page_size(self) -> int:
         """Size of the payload as stored."""
-        return int(self.header.compressed_page_size)
+        return self.header.compressed_page_size or 0
 
     @property
     def end(self) -> int:
@@ -82,9 +82,14 @@ class Page:
         return PAGE_TYPE_NAMES.get(self.page_type, str(self.page_type))
 
     @property
-    def statistics(self) -> Any:
+    def data_header(self) -> pq.DataPageHeader | pq.DataPageHeaderV2 | None:
+        """The v1 or v2 data page header, None for other pages."""
+        return self.header.data_page_header or self.header.data_page_header_v2
+
+    @property
+    def statistics(self) -> pq.Statistics | None:
         """The Statistics in a data page header, or None."""
-        sub = self.header.data_page_header or self.header.data_page_header_v2
+        sub = self.data_header
         return None if sub is None else sub.statistics
 
 
@@ -166,7 +171,8 @@ def pages_from_bytes(data: bytes | memoryview, start: int, footer: Footer, row_g
     return _walk(window, footer, row_group, leaf, start, length)
 
 
-def check_offset_index_pages(pages: list[Page], offset_index: Any, footer: Footer,
+def check_offset_index_pages(pages: list[Page], offset_index: pq.OffsetIndex | None,
+                             footer: Footer,
                              row_group: int, leaf: int) -> None:
     """Check that an OffsetIndex lists exactly the chunk's data pages.
 
@@ -192,8 +198,9 @@ def check_offset_index_pages(pages: list[Page], offset_index: Any, footer: Foote
                 f"{where}: OffsetIndex page {i} is at byte {loc.offset} ({loc.compressed_page_size}"
                 f" bytes) but data page {i} is at byte {page.offset} ({page.end - page.offset} "
                 "bytes)", path=footer.path, offset=loc.offset)
-    rows = footer.metadata.row_groups[row_group].num_rows or 0
-    firsts = [loc.first_row_index for loc in locs] + [rows]
+    rows = footer.row_groups[row_group].num_rows or 0
+    # check_offset_index checked every first_row_index is set.
+    firsts = [loc.first_row_index or 0 for loc in locs] + [rows]
     for i, page in enumerate(data):
         if page.num_rows is not None and firsts[i + 1] - firsts[i] != page.num_rows:
             raise ParquetFormatError(
@@ -210,7 +217,7 @@ def _walk(window: Any, footer: Footer, row_group: int, leaf: int, start: int,
           length: int) -> list[Page]:
     where = _where(footer, row_group, leaf)
     path = footer.path
-    meta = footer.chunk(row_group, leaf).meta_data
+    meta = footer.chunk_meta(row_group, leaf)
     end = start + length
     pages: list[Page] = []
     pos = start
@@ -248,7 +255,7 @@ def _walk(window: Any, footer: Footer, row_group: int, leaf: int, start: int,
     return pages
 
 
-def _page(header: Any, used: int, pos: int, where: str, path: str) -> Page:
+def _page(header: pq.PageHeader, used: int, pos: int, where: str, path: str) -> Page:
     ptype = header.type
     comp, uncomp = header.compressed_page_size, header.uncompressed_page_size
     if comp is None or uncomp is None or comp < 0 or uncomp < 0:
@@ -256,28 +263,29 @@ def _page(header: Any, used: int, pos: int, where: str, path: str) -> Page:
             f"{where}: page header at byte {pos} has sizes {comp} (compressed) and {uncomp} "
             "(uncompressed)", path=path, offset=pos)
     num_rows = None
+    sub: object
     if ptype == pq.PAGE_DATA:
-        sub = header.data_page_header
-        num_values = None if sub is None else sub.num_values
+        sub = v1 = header.data_page_header
+        num_values = None if v1 is None else v1.num_values
     elif ptype == pq.PAGE_DATA_V2:
-        sub = header.data_page_header_v2
-        num_values = None if sub is None else sub.num_values
-        num_rows = None if sub is None else sub.num_rows
-        if sub is not None and (num_rows is None or num_rows < 0 or (sub.num_nulls or 0) < 0):
+        sub = v2 = header.data_page_header_v2
+        num_values = None if v2 is None else v2.num_values
+        num_rows = None if v2 is None else v2.num_rows
+        if v2 is not None and (num_rows is None or num_rows < 0 or (v2.num_nulls or 0) < 0):
             raise ParquetFormatError(
                 f"{where}: DATA_PAGE_V2 at byte {pos} has num_rows {num_rows}, num_nulls "
-                f"{sub.num_nulls}", path=path, offset=pos)
-        if sub is not None:
-            levels = (sub.definition_levels_byte_length or 0) + \
-                (sub.repetition_levels_byte_length or 0)
-            if (sub.definition_levels_byte_length or 0) < 0 or \
-                    (sub.repetition_levels_byte_length or 0) < 0 or levels > comp:
+                f"{v2.num_nulls}", path=path, offset=pos)
+        if v2 is not None:
+            levels = (v2.definition_levels_byte_length or 0) + \
+                (v2.repetition_levels_byte_length or 0)
+            if (v2.definition_levels_byte_length or 0) < 0 or \
+                    (v2.repetition_levels_byte_length or 0) < 0 or levels > comp:
                 raise ParquetFormatError(
                     f"{where}: DATA_PAGE_V2 at byte {pos} has {levels} level bytes in a "
                     f"{comp}-byte page", path=path, offset=pos)
     elif ptype == pq.PAGE_DICTIONARY:
-        sub = header.dictionary_page_header
-        num_values = None if sub is None else sub.num_values
+        sub = dictionary = header.dictionary_page_header
+        num_values = None if dictionary is None else dictionary.num_values
     elif ptype == pq.PAGE_INDEX:
         sub, num_values = True, None
     else:

@@ -227,7 +227,7 @@ def inspect(path: str | os.PathLike[str]) -> FileReport:
             assert ft is not None
             chunks = []
             for g in range(footer.num_row_groups):
-                md = footer.chunk(g, leaf.index).meta_data
+                md = footer.chunk_meta(g, leaf.index)
                 index = region.page_index(footer, g, leaf.index)
                 chunks.append(ChunkReport(
                     g, md.num_values or 0, _statistics(ft, written_statistics(md.statistics)),

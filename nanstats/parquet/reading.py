@@ -87,7 +87,7 @@ def _pages_to_read(footer: Footer, region: PageIndexRegion, g: int, leaf: LeafCo
     index = PageIndex.from_thrift(None, oi)
     if index.first_row_index is None or index.offsets is None or index.compressed_sizes is None:
         return None
-    rows = int(footer.metadata.row_groups[g].num_rows or 0)
+    rows = int(footer.row_groups[g].num_rows or 0)
     offsets = index.offsets.tolist()
     starts = index.first_row_index.tolist()
     ends = [*starts[1:], rows]
@@ -160,7 +160,7 @@ def _read_pages_of_column(f: IO[bytes], footer: Footer, region: PageIndexRegion,
     starts, ends, wanted = plan.starts, plan.ends, plan.wanted
     body = b"".join(parts)
     values = sum(ends[i] - starts[i] for i in wanted)
-    old = footer.chunk(g, leaf.index).meta_data
+    old = footer.chunk_meta(g, leaf.index)
     meta = pq.ColumnMetaData(
         type=old.type, encodings=old.encodings, path_in_schema=old.path_in_schema,
         codec=old.codec, num_values=values, total_uncompressed_size=len(body),
@@ -169,7 +169,7 @@ def _read_pages_of_column(f: IO[bytes], footer: Footer, region: PageIndexRegion,
     group = pq.RowGroup(columns=[pq.ColumnChunk(file_offset=4, meta_data=meta)],
                         total_byte_size=len(body), num_rows=values)
     schema = [pq.SchemaElement(name=b"schema", num_children=1),
-              footer.metadata.schema[leaf.schema_index]]
+              footer.schema[leaf.schema_index]]
     md = pq.FileMetaData(version=footer.metadata.version or 1, schema=schema,
                          num_rows=values, row_groups=[group],
                          created_by=footer.metadata.created_by)
@@ -224,7 +224,7 @@ def read_selection(path: str | os.PathLike[str], selection: RowSelection,
             for g in whole_groups:
                 parts[g] = pa.concat_tables([table.slice(at + a, b - a)
                                              for a, b in selection.ranges[g]])
-                at += int(footer.metadata.row_groups[g].num_rows or 0)
+                at += int(footer.row_groups[g].num_rows or 0)
         for g in groups:
             if g in parts:
                 continue

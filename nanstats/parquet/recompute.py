@@ -34,6 +34,7 @@ from nanstats.errors import ParquetFormatError, UnsupportedParquetError
 from nanstats.metadata.footer import Footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import Page, check_offset_index_pages, read_pages
+from nanstats.metadata.thrift import pq
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +51,7 @@ class ChunkStats:
     pages: StatsTable
     page_starts: npt.NDArray[np.int64]
     pages_list: list[Page]
-    offset_index: Any
+    offset_index: pq.OffsetIndex | None
 
     def page(self, i: int) -> ColumnStats:
         """The statistics of data page ``i`` as a ColumnStats."""

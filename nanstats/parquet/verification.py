@@ -259,7 +259,7 @@ def _verify_chunk(report: _Report, footer: Footer, leaf: LeafColumn, stats: Chun
     order = footer.column_order(leaf.index)
     ft = leaf.float_type
     assert ft is not None
-    meta = footer.chunk(report.row_group or 0, leaf.index).meta_data
+    meta = footer.chunk_meta(report.row_group or 0, leaf.index)
     st = written_statistics(meta.statistics)
     if order == "undefined" and st is not None and st.has_bounds:
         report.add("undefined_column_order", None, "column_orders", "absent",

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+
+import numpy as np
 
 from nanstats.core.abstraction import ColumnAbstract, ValueKind
 from nanstats.core.floats import float_key
 from nanstats.core.reading_rules import from_float_bounds, from_value_bounds
-from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 from nanstats.metadata.footer import ColumnOrderKind, Footer, LeafColumn, read_footer
-from nanstats.metadata.page_index import PageIndexRegion
+from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.thrift import pq
 from nanstats.prune.constraints import Key
 from nanstats.prune.results import PageStats
@@ -36,7 +36,7 @@ def leaf_kind(footer: Footer, leaf: LeafColumn) -> ValueKind:
     """How a leaf's bounds compare: 'float', 'int', 'bytes' or 'any' (not used)."""
     if leaf.float_type is not None:
         return "float"
-    el = footer.metadata.schema[leaf.schema_index]
+    el = footer.schema[leaf.schema_index]
     logical, converted = el.logicalType, el.converted_type
     if leaf.physical_type in (pq.TYPE_INT32, pq.TYPE_INT64):
         if logical is not None and logical.INTEGER is None:
@@ -51,7 +51,7 @@ def leaf_kind(footer: Footer, leaf: LeafColumn) -> ValueKind:
 
 
 def _is_unsigned(footer: Footer, leaf: LeafColumn) -> bool:
-    el = footer.metadata.schema[leaf.schema_index]
+    el = footer.schema[leaf.schema_index]
     if el.logicalType is not None and el.logicalType.INTEGER is not None:
         return el.logicalType.INTEGER.isSigned is False
     return el.converted_type in _UNSIGNED_INTS
@@ -101,22 +101,25 @@ def chunk_abstract(footer: Footer, row_group: int, leaf: LeafColumn) -> ColumnAb
                        num_values=num)
 
 
-def page_abstracts(footer: Footer, leaf: LeafColumn, column_index: Any,
-                   page_rows: list[int]) -> list[ColumnAbstract]:
+def page_abstracts(footer: Footer, leaf: LeafColumn, index: PageIndex,
+                   page_rows: Sequence[int]) -> list[ColumnAbstract]:
     """Each page of a chunk from its ColumnIndex entry; ``page_rows`` from the OffsetIndex."""
     kind = leaf_kind(footer, leaf)
     order = footer.column_order(leaf.index)
-    ci = column_index
+    assert index.null_pages is not None and index.min_values is not None \
+        and index.max_values is not None  # the caller passes only chunks with a ColumnIndex
+    null_counts = None if index.null_counts is None else index.null_counts.tolist()
+    nan_counts = None if index.nan_counts is None else index.nan_counts.tolist()
     out = []
     for i, rows in enumerate(page_rows):
-        if ci.null_pages[i]:
+        if index.null_pages[i]:
             out.append(ColumnAbstract.only_null(kind) if rows else
                        ColumnAbstract(kind, None, None, False, False, False, False))
             continue
-        nulls = ci.null_counts[i] if ci.null_counts is not None else None
-        nans = (ci.nan_counts[i] if ci.nan_counts is not None else None) \
+        nulls = null_counts[i] if null_counts is not None else None
+        nans = (nan_counts[i] if nan_counts is not None else None) \
             if leaf.float_type is not None else 0
-        out.append(from_bounds(footer, leaf, order, ci.min_values[i], ci.max_values[i],
+        out.append(from_bounds(footer, leaf, order, index.min_values[i], index.max_values[i],
                                null_count=None if nulls is not None and nulls < 0 else nulls,
                                nan_count=None if nans is not None and nans < 0 else nans,
                                num_values=rows))
@@ -173,7 +176,7 @@ class FileSource:
         return name in self.by_name
 
     def num_rows(self, row_group: int) -> int:
-        return int(self.footer.metadata.row_groups[row_group].num_rows or 0)
+        return int(self.footer.row_groups[row_group].num_rows or 0)
 
     def chunk_env(self, row_group: int, names: Sequence[str]) -> dict[str, ColumnAbstract]:
         return {n: chunk_abstract(self.footer, row_group, self._leaf(n)) for n in names}
@@ -182,36 +185,38 @@ class FileSource:
         leaf = self._leaf(name)
         if leaf.max_repetition_level > 0:
             return None  # a list's pages are not row ranges
-        ci, oi = self.region().read_page_index(self.footer, row_group, leaf.index)
-        if ci is None or oi is None:
-            return None
+        index = self.region().page_index(self.footer, row_group, leaf.index)
+        if index.first_row_index is None or index.boundary_order is None:
+            return None  # no OffsetIndex or no ColumnIndex
         rows = self.num_rows(row_group)
-        starts = [loc.first_row_index for loc in oi.page_locations]
-        page_rows = [b - a for a, b in zip(starts, [*starts[1:], rows], strict=True)]
-        pages = page_abstracts(self.footer, leaf, ci, page_rows)
+        starts = index.first_row_index.tolist()
+        page_rows = np.diff(np.append(index.first_row_index, rows)).tolist()
+        pages = page_abstracts(self.footer, leaf, index, page_rows)
         try:
-            keys: list[tuple[Key, Key] | None] | None = self._keys(leaf, ci, pages)
+            keys: list[tuple[Key, Key] | None] | None = self._keys(leaf, index, pages)
             note = ""
         except ValueError as exc:
             keys, note = None, f"{exc}; searched linearly"
-        return PageStats(starts, pages, keys, BOUNDARY_ORDER_NAMES[ci.boundary_order],
+        return PageStats(starts, pages, keys, index.boundary_order,
                          leaf_kind(self.footer, leaf), note)
 
-    def _keys(self, leaf: LeafColumn, ci: Any, pages: list[ColumnAbstract]
+    def _keys(self, leaf: LeafColumn, index: PageIndex, pages: list[ColumnAbstract]
               ) -> list[tuple[Key, Key] | None]:
         """Per page, (min key, max key) of its bounds (None: null page)."""
         ft = leaf.float_type
         ieee = self.footer.column_order(leaf.index) == "ieee754"
         out: list[tuple[Key, Key] | None] = []
+        assert index.null_pages is not None and index.min_values is not None \
+            and index.max_values is not None
         for i, a in enumerate(pages):
-            if ci.null_pages[i]:
+            if index.null_pages[i]:
                 out.append(None)
             elif a.may_value and a.lo is not None and a.hi is not None:
                 out.append((float_key(float(a.lo)), float_key(float(a.hi))) if ft is not None
                            else (a.lo, a.hi))
             elif ft is not None and ieee and not a.may_value:
-                lo = ft.bits_to_float(ft.plain_to_bits(ci.min_values[i]))
-                hi = ft.bits_to_float(ft.plain_to_bits(ci.max_values[i]))
+                lo = ft.bits_to_float(ft.plain_to_bits(index.min_values[i]))
+                hi = ft.bits_to_float(ft.plain_to_bits(index.max_values[i]))
                 out.append((float_key(lo), float_key(hi)))
             else:
                 raise ValueError(f"page {i} has no usable bounds")

@@ -52,6 +52,7 @@ def write_chunk(w: Writer, ch: Chunk) -> None:
             header = page.header
             sub = header.data_page_header if header.type == pq.PAGE_DATA else \
                 header.data_page_header_v2
+            assert sub is not None  # read_pages decoded a data page header for page.is_data
             # The new statistics put in for the encoding and taken out again
             # (cheaper than copying two structs per page).
             old_stats, sub.statistics = sub.statistics, next(page_stats)

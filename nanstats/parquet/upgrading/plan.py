@@ -143,8 +143,9 @@ def read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn,
     old = footer.chunk(g, leaf.index)
     ci_raw = None
     if ci is not None:
-        f.seek(old.column_index_offset)
-        ci_raw = f.read(old.column_index_length)
+        # read_page_index read the index from these offsets, so both are set.
+        f.seek(old.column_index_offset or 0)
+        ci_raw = f.read(old.column_index_length or 0)
     return Chunk(leaf, old, start, length, pages, ci, oi, ci_raw, path=footer.path)
 
 
@@ -157,8 +158,8 @@ def refuse_external_chunks(footer: Footer) -> None:
     >>> papq.write_table(pa.table({"x": [1.0]}), path)
     >>> refuse_external_chunks(read_footer(path))   # self-contained: nothing to say
     """
-    for g, rg in enumerate(footer.metadata.row_groups or ()):
-        for c, chunk in enumerate(rg.columns):
+    for g, rg in enumerate(footer.row_groups):
+        for c, chunk in enumerate(rg.columns or ()):
             if chunk.file_path is not None:
                 name = footer.columns[c].name
                 raise UnsupportedParquetError(
