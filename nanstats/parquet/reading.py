@@ -28,9 +28,9 @@ from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.pages import chunk_range
 from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
-from nanstats.prune.files import RowSelection, pages
+from nanstats.prune.files import pages
 from nanstats.prune.parser import as_predicate
-from nanstats.prune.results import Ranges
+from nanstats.prune.results import Ranges, RowSelection
 from nanstats.prune.row_filter import filter_mask
 from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
 

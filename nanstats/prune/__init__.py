@@ -11,16 +11,14 @@ its statistics, under the NaN semantics of the engine that reads it.
 [1]
 """
 
-from nanstats.prune.files import (
+from nanstats.prune.files import explain, pages, row_groups
+from nanstats.prune.parquet_source import FileSource
+from nanstats.prune.results import (
     ColumnSearch,
-    FileSource,
     PruneReport,
     RowGroupDecision,
     RowSelection,
     SegmentDecision,
-    explain,
-    pages,
-    row_groups,
 )
 
 __all__ = ["ColumnSearch", "FileSource", "PruneReport", "RowGroupDecision", "RowSelection",

@@ -35,17 +35,8 @@ from nanstats.prune.expressions import Expr
 from nanstats.prune.parquet_source import FileSource
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.planner import plan
-from nanstats.prune.results import (
-    ColumnSearch,
-    PruneReport,
-    RowGroupDecision,
-    RowSelection,
-    SegmentDecision,
-)
+from nanstats.prune.results import PruneReport, RowSelection
 from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
-
-__all__ = ["ColumnSearch", "FileSource", "PruneReport", "RowGroupDecision", "RowSelection",
-           "SegmentDecision", "explain", "pages", "row_groups"]
 
 
 def row_groups(path: str | os.PathLike[str], predicate: Expr | str, *,
