@@ -114,7 +114,7 @@ def check_file(path: str, expected_kinds: set[str], tmp_dir: str) -> None:
     assert [c.name for c in report.columns] == [c.name for c in footer.float_columns]
     assert report.num_rows == papq.ParquetFile(path).metadata.num_rows
     found = verify(path)
-    assert {v.kind for v in found} == expected_kinds, [str(v) for v in found][:5]
+    assert {v.kind for v in found} == expected_kinds, ({v.kind for v in found}, [str(v) for v in found][:5])
     truth = nan_counts(path)
     per_chunk: dict[tuple[str, int], list[str]] = defaultdict(list)
     for v in found:
