@@ -30,7 +30,13 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
-from nanstats.cli_output import Document, finding_json, inspect_results, safe_text
+from nanstats.cli_output import (
+    Document,
+    finding_json,
+    inspect_results,
+    safe_lines,
+    safe_text,
+)
 from nanstats.errors import NanstatsError
 from nanstats.lake.listing import list_parquet_files
 
@@ -168,16 +174,15 @@ def _inspect(args: argparse.Namespace) -> int:
             doc.error(path, message)
         else:
             doc.file(path, "ok", inspect_results(report.to_dict()))
-            texts.append(safe_text(report))
+            texts.append(safe_lines(report))
     ok = sum(1 for f in doc.files if f["status"] == "ok")
     doc.summary = {"files": len(doc.files), "read": ok, "failed": len(doc.files) - ok}
-    if not args.json:
-        if texts:
-            print("\n\n".join(texts))
-        if len(inputs.files) > 1 or inputs.unusable:
-            print(f"{ok} of {len(inputs.files)} file(s) inspected"
-                  + (f", {len(doc.files) - ok} unreadable" if ok < len(doc.files) else ""))
+    if not args.json and texts:
+        print("\n\n".join(texts))
     _finish(args, doc)
+    if not args.json and len(inputs.files) > 1:
+        print(f"{ok} of {len(inputs.files)} file(s) inspected"
+              + (f", {len(doc.files) - ok} unreadable" if ok < len(doc.files) else ""))
     if inputs.unusable or (len(args.paths) == 1 and len(doc.files) == 1 and ok == 0):
         return 2
     return 1 if ok < len(doc.files) else 0
@@ -223,18 +228,18 @@ def _verify(args: argparse.Namespace) -> int:
                    "by_severity": by_severity, "by_kind": by_kind,
                    "fail_on": args.fail_on, "failed": failed}
     if not args.json:
-        for error in doc.errors:  # first, so that the verdict is the last line
-            _say(args, error["message"])
+        for entry in doc.errors:  # first, so that the verdict is the last line
+            _say(args, entry["message"])
         console = _console()
         if args.details and findings:
             for v in findings:
-                console.print(_text(_detail(v, inputs.shown)))
+                console.print(_text(_detail(v, inputs.shown)), soft_wrap=True)  # grep-able
         elif by_kind:
             console.print(_summary_table(by_kind))
-            for line in _summary_notes(by_kind):
-                console.print(_text(line))
+            for line in _summary_notes(by_kind):  # whole lines: paths stay copyable
+                console.print(_text(line), soft_wrap=True)
         console.print(_text(_verdict(checked, findings, by_severity, args, failed,
-                                     len(doc.errors))))
+                                     len(doc.errors))), soft_wrap=True)
     elif args.json:
         _finish(args, doc)
     if doc.errors or checked == 0:
@@ -399,7 +404,8 @@ def _upgrade(args: argparse.Namespace) -> int:
                    "bytes_out": sum(r.bytes_out for r in reports),
                    "columns_upgraded": sum(len(r.upgraded) for r in reports),
                    "columns_skipped": skipped}
-    if not args.json and (len(pairs) > 1 or os.path.isdir(args.src)):
+    _finish(args, doc)
+    if not args.json and (len(pairs) > 1 or os.path.isdir(args.src)) and pairs:
         s = doc.summary
         line = (f"{s['upgraded']} of {s['files']} file(s) upgraded to {args.dst} "
                 f"({_size(s['bytes_in'])} read, {_size(s['bytes_out'])} written); "
@@ -409,7 +415,6 @@ def _upgrade(args: argparse.Namespace) -> int:
         if s["failed"]:
             line += f"; {s['failed']} failed (see above)"
         print(safe_text(line))
-    _finish(args, doc)
     if not pairs or (len(pairs) == 1 and not reports):
         return 2
     return 2 if doc.errors and not reports else 1 if doc.errors else 0
@@ -446,7 +451,7 @@ def _prune(args: argparse.Namespace) -> int:
         if args.json:
             continue
         if args.explain:
-            print(safe_text(report))
+            print(safe_lines(report))
             continue
         sel = report.selection
         groups = len(report.row_groups)
@@ -460,9 +465,9 @@ def _prune(args: argparse.Namespace) -> int:
         steps = sum(d.steps for d in report.row_groups)
         print(f"  page-search steps: {steps}")
     doc.summary = {"files": len(doc.files), "read": ok, "failed": len(doc.files) - ok}
+    _finish(args, doc)
     if not args.json and len(inputs.files) > 1:
         print(f"{ok} of {len(inputs.files)} file(s) pruned")
-    _finish(args, doc)
     if inputs.unusable or ok == 0:
         return 2
     return 1 if ok < len(doc.files) else 0
@@ -546,9 +551,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if exc.code else 0
     try:
         return int(args.run(args))
-    except _INPUT_ERRORS as exc:
-        _say(args, _describe(exc, None))
-        return 2
     except BrokenPipeError:
         # The reader went away (``| head``): say nothing, and let no flush at
         # exit complain either.
@@ -556,6 +558,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return 141
+    except _INPUT_ERRORS as exc:
+        _say(args, _describe(exc, None))
+        return 2
     except KeyboardInterrupt:
         print("nanstats: interrupted", file=sys.stderr)
         return 130

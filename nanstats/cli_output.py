@@ -47,6 +47,16 @@ def safe_text(text: object) -> str:
     return "".join(out)
 
 
+def safe_lines(text: object) -> str:
+    """:func:`safe_text` line by line: the line breaks of ``text`` stay.
+
+    >>> print(safe_lines("a\\n\\x07b"))
+    a
+    \\x07b
+    """
+    return "\n".join(safe_text(line) for line in str(text).split("\n"))
+
+
 def schema() -> dict[str, Any]:
     """The JSON Schema of the document every command prints with ``--json``.
 
@@ -158,4 +168,4 @@ class Document:
 
 
 __all__ = ["SCHEMA_VERSION", "Document", "finding_json", "inspect_results", "number_or_text",
-           "safe_text", "schema"]
+           "safe_lines", "safe_text", "schema"]

@@ -119,7 +119,7 @@ from nanstats.parquet.recompute import (
 
 Severity = Literal["error", "warning", "info"]
 
-#: The severities, gravest first.
+#: The severities, gravest first (:class:`Rule` says what each means).
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 
@@ -622,5 +622,5 @@ def verify_files(paths: list[str]) -> Iterator[tuple[str, list[Violation] | None
             yield p, None, exc
 
 
-__all__ = ["RULES", "SEVERITIES", "Finding", "Rule", "Severity", "Violation", "at_least",
-           "verify", "verify_files"]
+__all__ = ["RULES", "SEVERITIES", "Finding", "Rule", "Violation", "at_least", "verify",
+           "verify_files"]
