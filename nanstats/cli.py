@@ -200,13 +200,13 @@ def _kinds(text: str) -> list[str]:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from nanstats.parquet.verification import RULES, SEVERITIES, at_least, verify
+    from nanstats.parquet.verification import RULES, SEVERITIES, kinds_at_least, verify
 
     doc = Document("verify", _arguments(args))
     inputs = _Inputs(args.paths, doc)
     select = {k for group in args.select or [] for k in group} or set(RULES)
     select -= {k for group in args.ignore or [] for k in group}
-    failing = at_least(args.fail_on)
+    failing = kinds_at_least(args.fail_on)
     findings: list[Any] = []
     checked = 0
     for path, found, error in _each(inputs.files, inputs.shown, args, "verifying", verify):

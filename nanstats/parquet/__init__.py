@@ -31,6 +31,7 @@ from nanstats.parquet.verification import (
     Finding,
     Rule,
     Violation,
+    kinds_at_least,
     verify,
     verify_files,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "UpgradeReport",
     "Violation",
     "inspect",
+    "kinds_at_least",
     "read_table",
     "upgrade",
     "verify",

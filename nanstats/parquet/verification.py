@@ -186,12 +186,12 @@ _SPARK_ZERO = ("Spark (parquet-java's dictionary filter) drops this chunk's rows
                "x = 0.0, since -0.0 is not +0.0 in the dictionary")
 
 
-def at_least(severity: str) -> frozenset[str]:
+def kinds_at_least(severity: str) -> frozenset[str]:
     """The kinds whose severity is ``severity`` or graver.
 
-    >>> sorted(at_least("info")) == sorted(RULES)
+    >>> sorted(kinds_at_least("info")) == sorted(RULES)
     True
-    >>> "zero_rule" in at_least("warning")
+    >>> "zero_rule" in kinds_at_least("warning")
     False
     """
     if severity not in SEVERITIES:
@@ -622,5 +622,5 @@ def verify_files(paths: list[str]) -> Iterator[tuple[str, list[Violation] | None
             yield p, None, exc
 
 
-__all__ = ["RULES", "SEVERITIES", "Finding", "Rule", "Violation", "at_least", "verify",
+__all__ = ["RULES", "SEVERITIES", "Finding", "Rule", "Violation", "kinds_at_least", "verify",
            "verify_files"]
