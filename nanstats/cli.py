@@ -429,13 +429,25 @@ def _size(n: int) -> str:
 
 
 def _prune(args: argparse.Namespace) -> int:
+    from nanstats.prune.expressions import Arith, Col, Lit, Neg
     from nanstats.prune.files import explain
+    from nanstats.prune.parser import parse
 
     doc = Document("prune", _arguments(args))
+    # The predicate once, before any file: a bad one is one error, not one per file.
+    try:
+        predicate = parse(args.where)
+    except (ValueError, TypeError) as exc:
+        _say(args, f"--where {args.where!r}: {exc}")
+        return 2
+    if isinstance(predicate, Col | Lit | Arith | Neg):
+        _say(args, f"--where {args.where!r}: {predicate} is a value, not a predicate "
+             "(compare it: x > 1.5, is_nan(x), ...)")
+        return 2
     inputs = _Inputs(args.paths, doc)
 
     def run(path: str) -> Any:
-        return explain(path, args.where, semantics=args.semantics)
+        return explain(path, predicate, semantics=args.semantics)
 
     ok = 0
     for path, report, error in _each(inputs.files, inputs.shown, args, "pruning", run):
