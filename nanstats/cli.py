@@ -429,7 +429,6 @@ def _size(n: int) -> str:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from nanstats.prune.expressions import Arith, Col, Lit, Neg
     from nanstats.prune.files import explain
     from nanstats.prune.parser import parse
 
@@ -440,10 +439,6 @@ def _prune(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         _say(args, f"--where {args.where!r}: {exc}")
         return 2
-    if isinstance(predicate, Col | Lit | Arith | Neg):
-        _say(args, f"--where {args.where!r}: {predicate} is a value, not a predicate "
-             "(compare it: x > 1.5, is_nan(x), ...)")
-        return 2
     inputs = _Inputs(args.paths, doc)
 
     def run(path: str) -> Any:
@@ -451,6 +446,9 @@ def _prune(args: argparse.Namespace) -> int:
 
     ok = 0
     for path, report, error in _each(inputs.files, inputs.shown, args, "pruning", run):
+        if isinstance(error, TypeError):  # the predicate's fault (a value, say), not the file's
+            _say(args, f"--where {args.where!r}: {error} (compare it: x > 1.5, is_nan(x), ...)")
+            return 2
         if error is not None:
             message = _describe(error, path)
             doc.file(path, "error", error=message)
