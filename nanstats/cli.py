@@ -409,7 +409,7 @@ def _upgrade(args: argparse.Namespace) -> int:
         s = doc.summary
         line = (f"{s['upgraded']} of {s['files']} file(s) upgraded to {args.dst} "
                 f"({_size(s['bytes_in'])} read, {_size(s['bytes_out'])} written); "
-                f"{s['columns_upgraded']} column chunk set(s) upgraded")
+                f"{s['columns_upgraded']} float column(s) upgraded")
         if skipped:
             line += "; skipped: " + ", ".join(f"{n} ({why})" for why, n in skipped.items())
         if s["failed"]:

@@ -132,13 +132,18 @@ class Rule:
     counts.  ``warning``: a MUST rule of the format is broken but the data is
     still described truthfully, or a real engine is known to misread what
     the file holds.  ``info``: SHOULD rules and lost opportunities.
+    ``in_metadata`` is False for findings about the data pages themselves,
+    which an upgrade (metadata rewritten, pages copied) leaves as they are.
 
     >>> RULES["zero_rule"].severity, str(RULES["zero_rule"])
     ('info', 'TYPE_ORDER: a zero min is written -0.0, a zero max +0.0')
+    >>> RULES["dictionary_negative_zero"].in_metadata
+    False
     """
 
     severity: Severity
     text: str
+    in_metadata: bool = True
 
     def __str__(self) -> str:
         return self.text
@@ -171,7 +176,7 @@ RULES: dict[str, Rule] = {
                                    "min_value/max_value need column_orders in the footer"),
     "dictionary_negative_zero": Rule(
         "warning", "parquet-java's dictionary filter misreads a dictionary with -0.0 and "
-        "no +0.0 (the format allows it)"),
+        "no +0.0 (the format allows it)", in_metadata=False),
     "zero_rule": Rule("info", "TYPE_ORDER: a zero min is written -0.0, a zero max +0.0"),
     "missing_nan_counts": Rule("info", "ColumnIndex nan_counts let readers skip pages "
                                "for NaN predicates (optional)"),
