@@ -1,17 +1,22 @@
 """The ``nanstats`` command line (also ``python -m nanstats``).
 
-    nanstats inspect PATH... [--json]                         (files or folders)
-    nanstats verify PATH... [--json]                          (files or folders)
-    nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N] [--no-memory-map]
-                                                              (files or folders)
-    nanstats prune FILE --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
+    nanstats inspect PATH... [--json]
+    nanstats verify PATH... [--details] [--select KIND] [--ignore KIND]
+                            [--fail-on error|warning|info] [--json]
+    nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N] [--overwrite]
+                             [--no-memory-map] [--json]
+    nanstats prune PATH... --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
+    nanstats --version
 
 A folder stands for every ``.parquet`` file under it; with several files a
-progress bar runs on stderr (not with ``--json``).
+progress display runs on stderr when stderr is a terminal (never with
+``--json``), and folder commands end with a summary.  ``--json`` prints one
+document of the same shape for every command (:mod:`nanstats.cli_output`).
 
-Exit status: 0 on success, 1 when some files failed (``verify``: when any
-violation is found), 2 on unusable input (missing file, corrupt Parquet, bad
-arguments).  Errors are one line on stderr, never a traceback.
+Exit status: 0 on success, 1 when some files failed (``verify``: findings at
+or above ``--fail-on``), 2 on unusable input (a missing path, a folder
+without Parquet files, an unreadable file, bad arguments).  Errors are one
+line on stderr naming the path once, never a traceback.
 
 >>> main(["inspect", "/no/such/file.parquet"])
 2
@@ -20,131 +25,331 @@ arguments).  Errors are one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TextIO
 
+from nanstats.cli_output import (
+    Document,
+    finding_json,
+    inspect_results,
+    safe_lines,
+    safe_text,
+)
 from nanstats.errors import NanstatsError
 from nanstats.lake.listing import list_parquet_files
 
-
-def _expand(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """(the Parquet files named by files and folders, [(path, error)] for missing ones)."""
-    files: list[str] = []
-    missing: list[tuple[str, str]] = []
-    for path in paths:
-        if not os.path.exists(path):
-            missing.append((path, f"no such file or folder: {path}"))
-        else:
-            files += list_parquet_files(path)
-    return files, missing
+#: What a command may raise for one bad input: reported as an error naming
+#: the path, never as a traceback.
+_INPUT_ERRORS = (NanstatsError, OSError, ValueError, TypeError, KeyError)
 
 
-def _progress(files: list[str], args: argparse.Namespace, what: str) -> Any:
-    """A rich progress bar on stderr for several files (None for one file or --json)."""
-    if args.json or len(files) < 2:
+def _describe(exc: BaseException, path: str | None) -> str:
+    """One line naming ``path`` once: ``path: what went wrong``."""
+    if isinstance(exc, OSError) and exc.strerror:
+        name = exc.filename if exc.filename is not None else path
+        text = exc.strerror if name is None else f"{name}: {exc.strerror}"
+    elif isinstance(exc, KeyError) and exc.args:
+        text = str(exc.args[0])
+    else:
+        text = str(exc) or type(exc).__name__
+    if path is not None and path not in text:
+        text = f"{path}: {text}"
+    return safe_text(text)
+
+
+def _say(args: argparse.Namespace, message: str) -> None:
+    print(f"nanstats {args.command}: {safe_text(message)}", file=sys.stderr)
+
+
+class _Inputs:
+    """The Parquet files named by the PATH arguments, each with the name to show.
+
+    A missing path, or a folder without ``.parquet`` files, is an error (the
+    command has nothing to check there): exit status 2.
+    """
+
+    def __init__(self, paths: Sequence[str], doc: Document) -> None:
+        self.files: list[str] = []
+        self.shown: dict[str, str] = {}
+        self.unusable = False
+        for path in paths:
+            if not os.path.exists(path):
+                self._unusable(doc, path, f"{path}: no such file or folder")
+            elif os.path.isdir(path):
+                found = list_parquet_files(path)
+                if not found:
+                    self._unusable(doc, path, f"{path}: nothing to check, no .parquet files "
+                                   "in this folder")
+                for f in found:
+                    self.files.append(f)
+                    rel = os.path.relpath(f, path)
+                    self.shown[f] = rel if len(paths) == 1 else os.path.join(path, rel)
+            else:
+                self.files.append(path)
+                self.shown[path] = path
+
+    def _unusable(self, doc: Document, path: str, message: str) -> None:
+        doc.error(path, message)
+        self.unusable = True
+
+
+def _progress(count: int, args: argparse.Namespace, what: str) -> Any:
+    """A progress display on stderr, on a terminal, for several files (else None)."""
+    if getattr(args, "json", False) or count < 2 or not sys.stderr.isatty():
         return None
-    try:
-        from rich.console import Console
-        from rich.progress import Progress
-    except ImportError:  # pragma: no cover - rich is a dependency
-        return None
-    progress = Progress(console=Console(stderr=True), transient=True)
-    progress.add_task(what, total=len(files))
-    return progress
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[current]}", markup=False),
+                    console=Console(stderr=True), transient=True)
 
 
-def _each(files: list[str], progress: Any, run: Any) -> list[tuple[str, Any, str | None]]:
-    """(path, result, None) or (path, None, error) per file, advancing the progress bar."""
-    out: list[tuple[str, Any, str | None]] = []
-    if progress is not None:
-        progress.start()
-    try:
+def _each(files: list[str], shown: dict[str, str], args: argparse.Namespace, what: str,
+          run: Callable[[str], Any]) -> Iterator[tuple[str, Any, BaseException | None]]:
+    """(path, result, None) or (path, None, error) per file, with progress on a terminal."""
+    progress = _progress(len(files), args, what)
+    if progress is None:
         for path in files:
             try:
-                out.append((path, run(path), None))
-            except (NanstatsError, OSError) as exc:
-                out.append((path, None, str(exc)))
-            if progress is not None:
-                progress.advance(progress.task_ids[0])
-    finally:
-        if progress is not None:
-            progress.stop()
-    return out
+                yield path, run(path), None
+            except _INPUT_ERRORS as exc:
+                yield path, None, exc
+        return
+    with progress:
+        task = progress.add_task(what, total=len(files), current="")
+        for path in files:
+            progress.update(task, current=safe_text(shown.get(path, path)))
+            try:
+                result, error = run(path), None
+            except _INPUT_ERRORS as exc:
+                result, error = None, exc
+            progress.advance(task)
+            yield path, result, error
+
+
+def _console(file: TextIO | None = None) -> Any:
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:  # rich would exit with status 1 itself
+            raise BrokenPipeError
+
+    out = file or sys.stdout
+    # On a terminal rich takes its width; elsewhere 80 columns, wrapped, never cut.
+    return _Console(file=out, width=None if out.isatty() else 80, highlight=False,
+                   soft_wrap=False, markup=False, emoji=False)
+
+
+def _text(value: object) -> Any:
+    from rich.text import Text
+
+    return Text(safe_text("" if value is None else value))
+
+
+def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {k: v for k, v in vars(args).items() if k not in ("run", "command")}
+
+
+def _finish(args: argparse.Namespace, doc: Document) -> None:
+    """Print the JSON document (with --json) and the errors, one line each, on stderr."""
+    if args.json:
+        print(doc.dumps())
+    for error in doc.errors:
+        _say(args, error["message"])
 
 
 def _inspect(args: argparse.Namespace) -> int:
     from nanstats.parquet.inspection import inspect
 
-    if len(args.paths) == 1 and not os.path.isdir(args.paths[0]):
-        report = inspect(args.paths[0])  # one file: errors go to main()
-        print(json.dumps(report.to_dict(), indent=1) if args.json else report)
-        return 0
-    files, failed = _expand(args.paths)
-    results = _each(files, _progress(files, args, "inspecting"), inspect)
-    failed += [(path, error) for path, _, error in results if error is not None]
-    reports = [report for _, report, error in results if error is None]
-    if args.json:
-        print(json.dumps({"files": [r.to_dict() for r in reports],
-                          "failed": [{"path": p, "error": e} for p, e in failed]}, indent=1))
-    else:
-        print("\n\n".join(str(r) for r in reports))
-    for path, error in failed:
-        print(f"nanstats inspect: {path}: {error}" if path not in error else
-              f"nanstats inspect: {error}", file=sys.stderr)
-    return 1 if failed else 0
+    doc = Document("inspect", _arguments(args))
+    inputs = _Inputs(args.paths, doc)
+    texts = []
+    for path, report, error in _each(inputs.files, inputs.shown, args, "inspecting", inspect):
+        if error is not None:
+            message = _describe(error, path)
+            doc.file(path, "error", error=message)
+            doc.error(path, message)
+        else:
+            doc.file(path, "ok", inspect_results(report.to_dict()))
+            texts.append(safe_lines(report))
+    ok = sum(1 for f in doc.files if f["status"] == "ok")
+    doc.summary = {"files": len(doc.files), "read": ok, "failed": len(doc.files) - ok}
+    if not args.json and texts:
+        print("\n\n".join(texts))
+    _finish(args, doc)
+    if not args.json and len(inputs.files) > 1:
+        print(f"{ok} of {len(inputs.files)} file(s) inspected"
+              + (f", {len(doc.files) - ok} unreadable" if ok < len(doc.files) else ""))
+    if inputs.unusable or (len(args.paths) == 1 and len(doc.files) == 1 and ok == 0):
+        return 2
+    return 1 if ok < len(doc.files) else 0
+
+
+def _kinds(text: str) -> list[str]:
+    from nanstats.parquet.verification import RULES
+
+    kinds = [k.strip() for k in text.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in RULES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown kind {', '.join(unknown)} (kinds: {', '.join(RULES)})")
+    return kinds
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from nanstats.parquet.verification import verify
+    from nanstats.parquet.verification import RULES, SEVERITIES, kinds_at_least, verify
 
-    files, failed = _expand(args.paths)
-    results = _each(files, _progress(files, args, "verifying"), verify)
-    failed += [(path, error) for path, _, error in results if error is not None]
-    violations = [v for _, found, error in results if error is None for v in found]
-    if args.json:
-        print(json.dumps({
-            "files": [{"path": p, "violations": None if e else [v.to_dict() for v in found],
-                       "error": e} for p, found, e in results],
-            "failed": [{"path": p, "error": e} for p, e in failed],
-            "violations": len(violations)}, indent=1))
-    else:
-        _print_violations(violations, sum(1 for _, _, e in results if e is None))
-    for path, error in failed:
-        print(f"nanstats verify: {error}" if path in error else
-              f"nanstats verify: {path}: {error}", file=sys.stderr)
-    if failed:
+    doc = Document("verify", _arguments(args))
+    inputs = _Inputs(args.paths, doc)
+    select = {k for group in args.select or [] for k in group} or set(RULES)
+    select -= {k for group in args.ignore or [] for k in group}
+    failing = kinds_at_least(args.fail_on)
+    findings: list[Any] = []
+    checked = 0
+    for path, found, error in _each(inputs.files, inputs.shown, args, "verifying", verify):
+        if error is not None:
+            message = _describe(error, path)
+            doc.file(path, "error", error=message)
+            doc.error(path, message)
+            continue
+        checked += 1
+        kept = [v for v in found if v.kind in select]
+        findings += kept
+        doc.file(path, "ok", {"findings": [finding_json(v) for v in kept]})
+    by_kind = _by_kind(findings, RULES)
+    by_severity: dict[str, int] = {s: sum(1 for v in findings if v.severity == s)
+                                   for s in SEVERITIES}
+    failed = any(v.kind in failing for v in findings)
+    doc.summary = {"files_checked": checked,
+                   "files_with_findings": len({v.file for v in findings}),
+                   "by_severity": by_severity, "by_kind": by_kind,
+                   "fail_on": args.fail_on, "failed": failed}
+    if not args.json:
+        for entry in doc.errors:  # first, so that the verdict is the last line
+            _say(args, entry["message"])
+        console = _console()
+        if args.details and findings:
+            for v in findings:
+                console.print(_text(_detail(v, inputs.shown)), soft_wrap=True)  # grep-able
+        elif by_kind:
+            console.print(_summary_table(by_kind))
+            for line in _summary_notes(by_kind):  # whole lines: paths stay copyable
+                console.print(_text(line), soft_wrap=True)
+        console.print(_text(_verdict(checked, findings, by_severity, args, failed,
+                                     len(doc.errors))), soft_wrap=True)
+    elif args.json:
+        _finish(args, doc)
+    if doc.errors or checked == 0:
         return 2
-    return 1 if violations else 0
+    return 1 if failed else 0
 
 
-def _print_violations(violations: list[Any], checked: int) -> None:
-    """A table of the violations (rich), then one summary line."""
-    from rich.console import Console
+def _by_kind(findings: list[Any], rules: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per kind, gravest first: severity, findings, files, chunks, pages, an example."""
+    from nanstats.parquet.verification import SEVERITIES
+
+    out: dict[str, dict[str, Any]] = {}
+    kinds = sorted({v.kind for v in findings},
+                   key=lambda k: (SEVERITIES.index(rules[k].severity), list(rules).index(k)))
+    for kind in kinds:
+        mine = [v for v in findings if v.kind == kind]
+        first = mine[0]
+        where = [f"column {first.column!r}"]
+        if first.row_group is not None:
+            where.append(f"row group {first.row_group}")
+        if first.page is not None:
+            where.append(f"page {first.page}")
+        out[kind] = {
+            "severity": rules[kind].severity, "findings": len(mine),
+            "files": len({v.file for v in mine}),
+            "chunks": len({(v.file, v.row_group, v.column) for v in mine}),
+            "pages": len({(v.file, v.row_group, v.column, v.page) for v in mine
+                          if v.page is not None}),
+            "example": f"{os.path.abspath(first.file)}: {', '.join(where)}: {first.field}",
+            "engines": sorted({e for v in mine for e in v.engines})}
+    return out
+
+
+def _summary_table(by_kind: dict[str, dict[str, Any]]) -> Any:
+    from rich import box
     from rich.table import Table
 
-    console = Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False)
-    if violations:
-        table = Table("file", "column", "row group", "page", "field", "found", "expected",
-                      "rule", show_lines=False)
-        for v in violations:
-            table.add_row(os.path.basename(v.file), v.column, str(v.row_group),
-                          "" if v.page is None else str(v.page), v.field, v.found,
-                          v.expected, v.rule)
-        console.print(table)
-    files = len({v.file for v in violations})
-    console.print(f"{checked} file(s) checked: " + (
-        f"{len(violations)} violation(s) in {files} file(s)" if violations
-        else "no violations"), highlight=False)
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("severity", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    for name in ("files", "chunks", "pages"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for kind, row in by_kind.items():
+        table.add_row(_text(row["severity"]), _text(kind), _text(row["files"]),
+                      _text(row["chunks"]), _text(row["pages"]))
+    return table
 
 
-def _pairs(src: str, dst: str) -> list[tuple[str, str]]:
+def _summary_notes(by_kind: dict[str, dict[str, Any]]) -> list[str]:
+    """Below the summary table: one example location per kind (full path), and the
+    engines known to return wrong rows."""
+    lines = ["", "for example:"]
+    lines += [f"  {kind}: {row['example']}" for kind, row in by_kind.items()]
+    wrong = [(kind, e) for kind, row in by_kind.items() for e in row["engines"]]
+    if wrong:
+        lines += ["", "engines known to return wrong rows:"]
+        lines += [f"  {kind}: {e}" for kind, e in wrong]
+    return lines + [""]
+
+
+def _detail(v: Any, shown: dict[str, str]) -> str:
+    """One finding on one line: severity, where, what was found and expected, kind."""
+    where = [f"column {v.column!r}"]
+    if v.row_group is not None:
+        where.append(f"row group {v.row_group}")
+    if v.page is not None:
+        where.append(f"page {v.page}")
+    found = v.found if v.found == "absent" else f"is {v.found}"
+    return (f"{v.severity:7} {shown.get(v.file, v.file)}: {', '.join(where)}: {v.field} "
+            f"{found}, expected {v.expected} [{v.kind}]")
+
+
+def _verdict(checked: int, findings: list[Any], by_severity: dict[str, int],
+             args: argparse.Namespace, failed: bool, errors: int) -> str:
+    files = len({v.file for v in findings})
+    counts = ", ".join(f"{n} {s}{'s' if n != 1 and s != 'info' else ''}"
+                       for s, n in by_severity.items())
+    text = f"{checked} file(s) checked"
+    if checked == 0:
+        text += ": nothing to check."
+    elif findings:
+        text += f", {files} with findings: {counts}."
+    else:
+        text += ": no findings."
+    if errors:
+        text += f" {errors} input(s) unusable (see above): not a clean result."
+    elif failed:
+        text += f" FAIL: findings at or above {args.fail_on}."
+    else:
+        text += f" OK: nothing at or above {args.fail_on}."
+    if findings and not args.details:
+        text += " (--details lists every finding)"
+    return text
+
+
+def _upgrade_pairs(args: argparse.Namespace, doc: Document) -> list[tuple[str, str]]:
+    src, dst = args.src, args.dst
     if os.path.isdir(src):
-            return [(f, os.path.join(dst, os.path.relpath(f, src))) for f in list_parquet_files(src)]
+        files = list_parquet_files(src)
+        if not files:
+            doc.error(src, f"{src}: nothing to upgrade, no .parquet files in this folder")
+        if os.path.isfile(dst):
+            doc.error(dst, f"{dst}: is a file; the upgrade of a folder goes to a folder")
+            return []
+        return [(f, os.path.join(dst, os.path.relpath(f, src))) for f in files]
     if not os.path.exists(src):
-        raise FileNotFoundError(f"no such file or folder: {src}")
+        doc.error(src, f"{src}: no such file or folder")
+        return []
+    if os.path.isdir(dst) or dst.endswith(("/", os.sep)):
+        dst = os.path.join(dst, os.path.basename(src))  # like cp: into the folder
     return [(src, dst)]
 
 
@@ -157,71 +362,125 @@ def _positive_int(text: str) -> int:
 def _upgrade(args: argparse.Namespace) -> int:
     from nanstats.parquet.upgrading import upgrade
 
-    pairs = _pairs(args.src, args.dst)
-    failed: list[tuple[str, str]] = []
-    reports: list[dict[str, Any]] = []
-    progress: Any = None
-    if not args.json and len(pairs) > 1:
-        try:
-            from rich.progress import Progress
+    doc = Document("upgrade", _arguments(args))
+    pairs = _upgrade_pairs(args, doc)
+    dst_of = dict(pairs)
+    shown = {s: os.path.relpath(s, args.src) if os.path.isdir(args.src) else s for s, _ in pairs}
 
-            progress = Progress(transient=False)
-        except ImportError:  # pragma: no cover - rich is a dependency
-            progress = None
-    total = sum(os.path.getsize(s) for s, _ in pairs)
-    task = progress.add_task("upgrading", total=total) if progress else None
-    if progress:
-        progress.start()
-    try:
-        for src, dst in pairs:
-            try:
-                os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
-                report = upgrade(src, dst, args.order, truncate=args.truncate,
-                                 memory_map=args.memory_map)
-                reports.append(report.to_dict())
-                if not args.json and progress is None:
-                    print(f"{src} -> {dst}: upgraded {', '.join(report.upgraded) or 'nothing'}"
-                          + (f"; skipped {', '.join(report.skipped)}" if report.skipped else "")
-                          + (f"; truncated bounds of {', '.join(report.truncated)}"
-                             if report.truncated else ""))
-            except (NanstatsError, OSError) as exc:
-                failed.append((src, str(exc)))
-            if progress:
-                progress.update(task, advance=os.path.getsize(src))
-    finally:
-        if progress:
-            progress.stop()
-    if args.json:
-        print(json.dumps({"upgraded": reports,
-                          "failed": [{"src": s, "error": e} for s, e in failed]}, indent=1))
-    for src, error in failed:
-        print(f"nanstats upgrade: {src}: {error}", file=sys.stderr)
-    if failed and len(pairs) == 1:
+    def run(src: str) -> Any:
+        dst = dst_of[src]
+        if os.path.exists(dst) and not args.overwrite:
+            raise FileExistsError(f"{dst}: exists (--overwrite replaces it)")
+        if os.path.abspath(dst) == os.path.abspath(src):
+            raise ValueError(f"{dst}: is the source itself")
+        os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+        return upgrade(src, dst, args.order, truncate=args.truncate,
+                       memory_map=args.memory_map)
+
+    reports = []
+    for src, report, error in _each([s for s, _ in pairs], shown, args, "upgrading", run):
+        if error is not None:
+            message = _describe(error, src)
+            doc.file(src, "error", error=message)
+            doc.error(src, message)
+            continue
+        reports.append(report)
+        doc.file(src, "ok", report.to_dict())
+        if not args.json and len(pairs) == 1:
+            print(safe_text(
+                f"{src} -> {report.dst}: upgraded {', '.join(report.upgraded) or 'nothing'}"
+                + (f"; skipped {', '.join(report.skipped)}" if report.skipped else "")
+                + (f"; truncated bounds of {', '.join(report.truncated)}"
+                   if report.truncated else "")))
+    skipped: dict[str, int] = {}
+    for r in reports:
+        for c in r.columns:
+            if c.action == "skipped":
+                why = c.reason or "skipped"
+                skipped[why] = skipped.get(why, 0) + 1
+    doc.summary = {"files": len(pairs), "upgraded": len(reports),
+                   "failed": len(pairs) - len(reports),
+                   "bytes_in": sum(r.bytes_in for r in reports),
+                   "bytes_out": sum(r.bytes_out for r in reports),
+                   "columns_upgraded": sum(len(r.upgraded) for r in reports),
+                   "columns_skipped": skipped}
+    _finish(args, doc)
+    if not args.json and (len(pairs) > 1 or os.path.isdir(args.src)) and pairs:
+        s = doc.summary
+        line = (f"{s['upgraded']} of {s['files']} file(s) upgraded to {args.dst} "
+                f"({_size(s['bytes_in'])} read, {_size(s['bytes_out'])} written); "
+                f"{s['columns_upgraded']} float column(s) upgraded")
+        if skipped:
+            line += "; skipped: " + ", ".join(f"{n} ({why})" for why, n in skipped.items())
+        if s["failed"]:
+            line += f"; {s['failed']} failed (see above)"
+        print(safe_text(line))
+    if not pairs or (len(pairs) == 1 and not reports):
         return 2
-    return 1 if failed else 0
+    return 2 if doc.errors and not reports else 1 if doc.errors else 0
 
+
+def _size(n: int) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:,} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000  # type: ignore[assignment]
+    return f"{n} B"  # pragma: no cover
 
 
 def _prune(args: argparse.Namespace) -> int:
     from nanstats.prune.files import explain
+    from nanstats.prune.parser import parse
 
-    report = explain(args.file, args.where, semantics=args.semantics)
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=1, default=str))
-        return 0
-    if args.explain:
-        print(report)
-        return 0
-    sel = report.selection
-    groups = len(report.row_groups)
-    print(f"{report.path}: {report.predicate} under {report.semantics}")
-    print(f"  row groups to read: {len(sel.ranges)} of {groups}"
-          + (f" ({', '.join(map(str, sel.row_groups))})" if 0 < len(sel.ranges) <= 20 else ""))
-    pct = 100.0 * sel.num_rows / sel.total_rows if sel.total_rows else 0.0
-    print(f"  rows to read: {sel.num_rows:,} of {sel.total_rows:,} ({pct:.1f}%)")
-    steps = sum(d.steps for d in report.row_groups)
-    print(f"  page-search steps: {steps}")
-    return 0
+    doc = Document("prune", _arguments(args))
+    # The predicate once, before any file: a bad one is one error, not one per file.
+    try:
+        predicate = parse(args.where)
+    except (ValueError, TypeError) as exc:
+        _say(args, f"--where {args.where!r}: {exc}")
+        return 2
+    inputs = _Inputs(args.paths, doc)
+
+    def run(path: str) -> Any:
+        return explain(path, predicate, semantics=args.semantics)
+
+    ok = 0
+    for path, report, error in _each(inputs.files, inputs.shown, args, "pruning", run):
+        if isinstance(error, TypeError):  # the predicate's fault (a value, say), not the file's
+            _say(args, f"--where {args.where!r}: {error} (compare it: x > 1.5, is_nan(x), ...)")
+            return 2
+        if error is not None:
+            message = _describe(error, path)
+            doc.file(path, "error", error=message)
+            doc.error(path, message)
+            continue
+        ok += 1
+        d = report.to_dict()
+        d.pop("path", None)
+        doc.file(path, "ok", d)
+        if args.json:
+            continue
+        if args.explain:
+            print(safe_lines(report))
+            continue
+        sel = report.selection
+        groups = len(report.row_groups)
+        print(safe_text(f"{inputs.shown.get(path, path)}: {report.predicate} "
+                        f"under {report.semantics}"))
+        print(f"  row groups to read: {len(sel.ranges)} of {groups}"
+              + (f" ({', '.join(map(str, sel.row_groups))})" if 0 < len(sel.ranges) <= 20
+                 else ""))
+        pct = 100.0 * sel.num_rows / sel.total_rows if sel.total_rows else 0.0
+        print(f"  rows to read: {sel.num_rows:,} of {sel.total_rows:,} ({pct:.1f}%)")
+        steps = sum(d.steps for d in report.row_groups)
+        print(f"  page-search steps: {steps}")
+    doc.summary = {"files": len(doc.files), "read": ok, "failed": len(doc.files) - ok}
+    _finish(args, doc)
+    if not args.json and len(inputs.files) > 1:
+        print(f"{ok} of {len(inputs.files)} file(s) pruned")
+    if inputs.unusable or ok == 0:
+        return 2
+    return 1 if ok < len(doc.files) else 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -230,35 +489,62 @@ def parser() -> argparse.ArgumentParser:
     >>> parser().parse_args(["prune", "f.parquet", "--where", "x > 1"]).semantics
     'nan_greatest'
     """
+    from nanstats import __version__
+    from nanstats.parquet.verification import SEVERITIES
+
     p = argparse.ArgumentParser(prog="nanstats", description="Float statistics for Parquet.")
+    p.add_argument("--version", action="version", version=f"nanstats {__version__}",
+                   help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
+    json_help = "print one JSON document (nanstats/schemas/cli.schema.json) instead of text"
     i = sub.add_parser("inspect", help="what files say about their float columns")
-    i.add_argument("paths", nargs="+", metavar="PATH", help="Parquet files or folders")
-    i.add_argument("--json", action="store_true", help="machine-readable output")
+    i.add_argument("paths", nargs="+", metavar="PATH",
+                   help="Parquet files, or folders (every .parquet file under them)")
+    i.add_argument("--json", action="store_true", help=json_help)
     i.set_defaults(run=_inspect)
-    v = sub.add_parser("verify", help="check float statistics against the data and the rules")
-    v.add_argument("paths", nargs="+", metavar="PATH", help="Parquet files or folders")
-    v.add_argument("--json", action="store_true", help="machine-readable output")
+    v = sub.add_parser(
+        "verify", help="check float statistics against the data and the rules",
+        description="Recompute every float statistic from the data and report findings "
+        "(error, warning, info). Exit status: 0 nothing at or above --fail-on, 1 findings "
+        "at or above it, 2 unreadable input or nothing to check.")
+    v.add_argument("paths", nargs="+", metavar="PATH",
+                   help="Parquet files, or folders (every .parquet file under them)")
+    v.add_argument("--details", action="store_true",
+                   help="list every finding (default: a summary by kind)")
+    v.add_argument("--select", action="append", type=_kinds, metavar="KIND[,KIND]",
+                   help="report only these kinds (repeatable)")
+    v.add_argument("--ignore", action="append", type=_kinds, metavar="KIND[,KIND]",
+                   help="leave these kinds out (repeatable)")
+    v.add_argument("--fail-on", choices=SEVERITIES, default="error",
+                   help="the least severity that makes the exit status 1 (default: error)")
+    v.add_argument("--json", action="store_true", help=json_help)
     v.set_defaults(run=_verify)
     u = sub.add_parser("upgrade", help="rewrite files with correct float statistics")
     u.add_argument("src", help="a Parquet file or a folder of them")
-    u.add_argument("dst", help="the new file, or the folder that mirrors src")
-    u.add_argument("--order", choices=["ieee754", "type_order"], default="ieee754")
+    u.add_argument("dst", help="the new file; a folder (existing, or ending in /) receives "
+                   "SRC's name; for a folder SRC, the folder that mirrors it")
+    u.add_argument("--order", choices=["ieee754", "type_order"], default="ieee754",
+                   help="the column order written: ieee754 (IEEE_754_TOTAL_ORDER, NaN "
+                   "counted and bounded) or type_order (the legacy order, parquet-java's "
+                   "policy); default ieee754")
     u.add_argument("--truncate", type=_positive_int, metavar="N",
                    help="also rewrite string columns' statistics, bounds cut to N bytes")
+    u.add_argument("--overwrite", action="store_true",
+                   help="replace destination files that exist (default: refuse)")
     u.add_argument("--no-memory-map", dest="memory_map", action="store_false",
                    help="read sources with pread instead of a memory map (for sources that "
                    "may be rewritten in place meanwhile)")
-    u.add_argument("--json", action="store_true", help="machine-readable output")
+    u.add_argument("--json", action="store_true", help=json_help)
     u.set_defaults(run=_upgrade)
     r = sub.add_parser("prune", help="which row groups and pages a predicate may skip")
-    r.add_argument("file")
+    r.add_argument("paths", nargs="+", metavar="PATH",
+                   help="Parquet files, or folders (every .parquet file under them)")
     r.add_argument("--where", required=True, help='a predicate, e.g. "x > 1.5 and not is_nan(y)"')
     r.add_argument("--semantics", default="nan_greatest",
                    choices=["nan_greatest", "ieee", "nan_least", "total_order"],
                    help="how the reading engine compares NaN (default: Spark's nan_greatest)")
     r.add_argument("--explain", action="store_true", help="why each scope is kept or skipped")
-    r.add_argument("--json", action="store_true", help="machine-readable output")
+    r.add_argument("--json", action="store_true", help=json_help)
     r.set_defaults(run=_prune)
     return p
 
@@ -271,15 +557,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         args = parser().parse_args(argv)
-    except SystemExit as exc:  # argparse already printed the problem
+    except SystemExit as exc:  # argparse already printed the problem (or --help, --version)
         return 2 if exc.code else 0
     try:
         return int(args.run(args))
-    except (NanstatsError, OSError, ValueError) as exc:
-        print(f"nanstats {args.command}: {exc}", file=sys.stderr)
-        return 2
-    except KeyError as exc:  # an unknown column
-        print(f"nanstats {args.command}: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+    except BrokenPipeError:
+        # The reader went away (``| head``): say nothing, and let no flush at
+        # exit complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
+    except _INPUT_ERRORS as exc:
+        _say(args, _describe(exc, None))
         return 2
     except KeyboardInterrupt:
         print("nanstats: interrupted", file=sys.stderr)

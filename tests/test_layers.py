@@ -27,7 +27,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanstats"
 #: Each unit (a sub-package, or a top-level module) and its layer: a unit may
 #: import units of its own layer or below.
 LAYERS: dict[str, int] = {
-    "nanstats": 6, "cli": 6, "__main__": 6, "spark": 6, "pandas": 6, "arrow": 6,
+    "nanstats": 6, "cli": 6, "cli_output": 6, "__main__": 6, "spark": 6, "pandas": 6, "arrow": 6,
     "parquet": 5,
     "prune": 4, "testing": 4,
     "metadata": 3,
@@ -41,7 +41,8 @@ EVERYWHERE = frozenset({"errors"})
 ONLY_FROM = {"testing": frozenset()}
 #: What the core must not import when it is imported.
 OPTIONAL = ("pyarrow", "pandas", "pyspark", "polars", "duckdb", "rich")
-FACES = ("nanstats.cli", "nanstats.__main__", "nanstats.spark", "nanstats.pandas",
+FACES = ("nanstats.cli", "nanstats.cli_output", "nanstats.__main__", "nanstats.spark",
+         "nanstats.pandas",
          "nanstats.arrow")
 
 

@@ -25,20 +25,33 @@ from nanstats.parquet.inspection import (
 )
 from nanstats.parquet.reading import read_table
 from nanstats.parquet.upgrading import ColumnSummary, UpgradeReport, upgrade
-from nanstats.parquet.verification import RULES, Violation, verify, verify_files
+from nanstats.parquet.verification import (
+    RULES,
+    SEVERITIES,
+    Finding,
+    Rule,
+    Violation,
+    kinds_at_least,
+    verify,
+    verify_files,
+)
 from nanstats.parquet.writing import write_table
 
 __all__ = [
     "RULES",
+    "SEVERITIES",
     "ChunkReport",
     "ColumnReport",
     "ColumnSummary",
     "FileReport",
+    "Finding",
     "PageReport",
+    "Rule",
     "StatisticsReport",
     "UpgradeReport",
     "Violation",
     "inspect",
+    "kinds_at_least",
     "read_table",
     "upgrade",
     "verify",

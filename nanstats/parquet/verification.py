@@ -13,8 +13,9 @@ then held against the truth and against the rules of the column's order
   ``boundary_order``) and whether one may exist at all,
 * the OffsetIndex rows against the page headers.
 
-Only *violations of the format* are reported; each has a ``kind`` (a key
-of :data:`RULES`):
+Each finding has a ``kind`` (a key of :data:`RULES`) and a severity
+(``error``, ``warning``, ``info``; SPEC.md section 3, "How binding each rule
+is"); the kinds are:
 
 * ``nan_count`` missing from a float column's Statistics (footer or page
   header) or ``nan_counts`` from its ColumnIndex; a wrong ``nan_count`` or
@@ -31,13 +32,20 @@ of :data:`RULES`):
   ``column_orders``;
 * a ColumnIndex whose entry count, ``null_pages`` or claimed
   ``boundary_order`` (ASCENDING/DESCENDING) is wrong; OffsetIndex rows that
-  disagree with the page headers' value counts.
+  disagree with the page headers' value counts;
+* lost opportunities (``info``): no ColumnIndex for a chunk of several pages
+  that nanstats would index, no ``nan_counts`` in a ColumnIndex;
+* what a real engine is known to misread (``warning``): a dictionary-encoded
+  chunk holding -0.0 and no +0.0, whose rows parquet-java's dictionary
+  filter (Spark) drops for ``x = 0.0``.
 
-What the format allows is never reported, even where nanstats' own writing
-policy (``safe``) is stricter:
+Findings that real engines are known to turn into wrong rows say so in
+``engines`` (DuckDB 2.0 skips the NaN rows of a chunk whose statistics have
+bounds and no ``nan_count``).  What the format allows is never reported,
+even where nanstats' own writing policy (``safe``) is stricter:
 
-* Statistics, page header statistics or a page index left out altogether,
-  and a missing ``null_count`` (SPEC: "should");
+* Statistics or page header statistics left out altogether, and a missing
+  ``null_count`` (SPEC: "should");
 * TYPE_ORDER bounds wider than the values, and bounds from the non-NaN
   values of a scope that also holds NaN (the "format minimum");
 * a ColumnIndex under IEEE_754_TOTAL_ORDER for pages with NaN;
@@ -55,7 +63,7 @@ recomputed per page here).  A file that cannot be read raises
 >>> from nanstats.parquet.upgrading import upgrade
 >>> d = tempfile.mkdtemp()
 >>> src, dst = os.path.join(d, "legacy.parquet"), os.path.join(d, "new.parquet")
->>> papq.write_table(pa.table({"x": [1.0, np.nan, -0.0]}), src)
+>>> papq.write_table(pa.table({"x": [1.0, np.nan, 0.0]}), src)
 >>> for v in verify(src):
 ...     print(v)
 legacy.parquet: column 'x', row group 0: statistics.nan_count absent, expected 1 (nan_count is mandatory for float columns)
@@ -69,10 +77,12 @@ legacy.parquet: column 'x', row group 0, page 0: page_header.statistics.nan_coun
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
-from typing import IO, Any
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import IO, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -84,6 +94,7 @@ from nanstats.core.rules import (
     bounds_within_rules,
     breaks_zero_rule,
     claimed_order_holds,
+    column_index_refusal,
     excludes_extreme,
     order_keys,
 )
@@ -98,6 +109,7 @@ from nanstats.metadata.footer import (
 )
 from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.pages import Page, check_offset_index_pages, read_pages
+from nanstats.metadata.thrift import pq
 from nanstats.parquet.recompute import (
     ChunkStats,
     leaf_arrays,
@@ -105,45 +117,115 @@ from nanstats.parquet.recompute import (
     stats_for_array,
 )
 
-#: Every kind of violation :func:`verify` reports, with the rule it breaks.
-RULES: dict[str, str] = {
-    "missing_nan_count": "nan_count is mandatory for float columns",
-    "wrong_nan_count": "nan_count must count the NaN values of the scope",
-    "wrong_null_count": "null_count must count the null values of the scope",
-    "bound_excludes_value": "a bound must not exclude a value of its scope",
-    "inexact_bound": "IEEE_754_TOTAL_ORDER bounds are exactly the totalOrder extremes",
-    "nan_in_bounds": "TYPE_ORDER bounds never contain NaN",
-    "zero_rule": "TYPE_ORDER: a zero min is written -0.0, a zero max +0.0",
-    "bounds_for_nan_scope": "TYPE_ORDER: no min/max when every non-null value is NaN",
-    "bounds_for_null_scope": "no min/max when every value is null",
-    "malformed_bound": "a float bound is one PLAIN value of the column's width",
-    "undefined_column_order": "min_value/max_value need column_orders in the footer",
-    "forbidden_column_index": "TYPE_ORDER: no ColumnIndex for a chunk with an all-NaN page",
-    "column_index_page_count": "a ColumnIndex has one entry per data page",
-    "wrong_null_pages": "null_pages[i] is true exactly when page i has only nulls",
-    "wrong_boundary_order": "boundary_order must hold for both bound lists",
-    "wrong_first_row_index": "OffsetIndex first_row_index must match the pages' rows",
+Severity = Literal["error", "warning", "info"]
+
+#: The severities, gravest first (:class:`Rule` says what each means).
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A kind of finding: how grave it is, and the rule in words.
+
+    ``error``: the statistics contradict the data, or break a MUST rule in a
+    way that lets a rule-following reader skip matching rows or report wrong
+    counts.  ``warning``: a MUST rule of the format is broken but the data is
+    still described truthfully, or a real engine is known to misread what
+    the file holds.  ``info``: SHOULD rules and lost opportunities.
+    ``in_metadata`` is False for findings about the data pages themselves,
+    which an upgrade (metadata rewritten, pages copied) leaves as they are.
+
+    >>> RULES["zero_rule"].severity, str(RULES["zero_rule"])
+    ('info', 'TYPE_ORDER: a zero min is written -0.0, a zero max +0.0')
+    >>> RULES["dictionary_negative_zero"].in_metadata
+    False
+    """
+
+    severity: Severity
+    text: str
+    in_metadata: bool = True
+
+    def __str__(self) -> str:
+        return self.text
+
+
+#: Every kind of finding :func:`verify` reports: its severity and the rule.
+#: The one table of kinds and severities; the command line, the JSON schema
+#: and the docs take theirs from here.
+RULES: dict[str, Rule] = {
+    "bound_excludes_value": Rule("error", "a bound must not exclude a value of its scope"),
+    "wrong_nan_count": Rule("error", "nan_count must count the NaN values of the scope"),
+    "wrong_null_count": Rule("error", "null_count must count the null values of the scope"),
+    "nan_in_bounds": Rule("error", "TYPE_ORDER bounds never contain NaN"),
+    "bounds_for_nan_scope": Rule("error",
+                                 "TYPE_ORDER: no min/max when every non-null value is NaN"),
+    "forbidden_column_index": Rule("error",
+                                   "TYPE_ORDER: no ColumnIndex for a chunk with an all-NaN page"),
+    "column_index_page_count": Rule("error", "a ColumnIndex has one entry per data page"),
+    "wrong_null_pages": Rule("error",
+                             "null_pages[i] is true exactly when page i has only nulls"),
+    "wrong_boundary_order": Rule("error", "boundary_order must hold for both bound lists"),
+    "wrong_first_row_index": Rule("error",
+                                  "OffsetIndex first_row_index must match the pages' rows"),
+    "missing_nan_count": Rule("warning", "nan_count is mandatory for float columns"),
+    "inexact_bound": Rule("warning",
+                          "IEEE_754_TOTAL_ORDER bounds are exactly the totalOrder extremes"),
+    "bounds_for_null_scope": Rule("warning", "no min/max when every value is null"),
+    "malformed_bound": Rule("warning", "a float bound is one PLAIN value of the column's width"),
+    "undefined_column_order": Rule("warning",
+                                   "min_value/max_value need column_orders in the footer"),
+    "dictionary_negative_zero": Rule(
+        "warning", "parquet-java's dictionary filter misreads a dictionary with -0.0 and "
+        "no +0.0 (the format allows it)", in_metadata=False),
+    "zero_rule": Rule("info", "TYPE_ORDER: a zero min is written -0.0, a zero max +0.0"),
+    "missing_nan_counts": Rule("info", "ColumnIndex nan_counts let readers skip pages "
+                               "for NaN predicates (optional)"),
+    "no_column_index": Rule("info", "a ColumnIndex lets readers skip pages (optional)"),
 }
+
+#: What real engines are known to do wrong with a finding, by kind.
+_DICTIONARY_ENCODINGS = (2, 8)  # PLAIN_DICTIONARY, RLE_DICTIONARY
+_DUCKDB_NAN = ("DuckDB 2.0 skips the NaN rows of this chunk (it reads a missing nan_count "
+               "as no NaN)")
+_SPARK_ZERO = ("Spark (parquet-java's dictionary filter) drops this chunk's rows for "
+               "x = 0.0, since -0.0 is not +0.0 in the dictionary")
+
+
+def kinds_at_least(severity: str) -> frozenset[str]:
+    """The kinds whose severity is ``severity`` or graver.
+
+    >>> sorted(kinds_at_least("info")) == sorted(RULES)
+    True
+    >>> "zero_rule" in kinds_at_least("warning")
+    False
+    """
+    if severity not in SEVERITIES:
+        raise ValueError(f"severity must be one of {SEVERITIES}, not {severity!r}")
+    rank = SEVERITIES.index(severity)
+    return frozenset(k for k, r in RULES.items() if SEVERITIES.index(r.severity) <= rank)
 
 
 @dataclass(frozen=True)
 class Violation:
-    """One statistic of a file that is wrong or breaks its column order's rules.
+    """One finding: a statistic of a file that is wrong, breaks a rule, or misses a chance.
 
     ``row_group`` and ``page`` are None for the scopes above them (``page``
     None: the chunk or the whole ColumnIndex).  ``field`` names the Thrift
     field (``statistics.nan_count``, ``page_header.statistics.min_value``,
     ``column_index.max_values``, ...), ``found``/``expected`` what the file
     says and what it should say (values as text, NaNs with their bits),
-    ``kind`` a stable identifier (a key of :data:`RULES`) and ``rule`` the
-    rule in words.
+    ``kind`` a stable identifier (a key of :data:`RULES`), ``rule`` the
+    rule in words, ``engines`` what real engines are known to do wrong
+    because of it, and ``values`` the found and expected values for JSON
+    (numbers as numbers, bounds as ``{"bits": "0x...", "value": ...}``).
+    :attr:`severity` comes from :data:`RULES`.
 
     >>> v = Violation("f.parquet", "x", 0, 2, "column_index.nan_counts", "3", "1",
-    ...               "wrong_nan_count", RULES["wrong_nan_count"])
+    ...               "wrong_nan_count", RULES["wrong_nan_count"].text, values=(3, 1))
     >>> print(v)
     f.parquet: column 'x', row group 0, page 2: column_index.nan_counts is 3, expected 1 (nan_count must count the NaN values of the scope)
-    >>> v.to_dict()["kind"]
-    'wrong_nan_count'
+    >>> v.severity, v.to_dict()["found"]
+    ('error', 3)
     """
 
     file: str
@@ -155,10 +237,22 @@ class Violation:
     expected: str
     kind: str
     rule: str
+    engines: tuple[str, ...] = ()
+    values: tuple[Any, Any] | None = dataclass_field(default=None, repr=False, compare=False)
+
+    @property
+    def severity(self) -> Severity:
+        """``error``, ``warning`` or ``info`` (see :class:`Rule`)."""
+        return RULES[self.kind].severity
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as plain Python objects (for JSON)."""
-        return asdict(self)
+        """Plain Python objects for JSON: numbers as numbers, bit patterns as hex strings."""
+        found, expected = self.values if self.values is not None else (self.found,
+                                                                         self.expected)
+        return {"file": self.file, "column": self.column, "row_group": self.row_group,
+                "page": self.page, "field": self.field, "found": found,
+                "expected": expected, "kind": self.kind, "severity": self.severity,
+                "rule": self.rule, "engines": list(self.engines)}
 
     def __str__(self) -> str:
         where = [f"column {self.column!r}"]
@@ -171,17 +265,68 @@ class Violation:
                 f"expected {self.expected} ({self.rule})")
 
 
+#: A finding is a Violation (the older name) whatever its severity.
+Finding = Violation
+
+
+class _Bound:
+    """A float bound in a finding: text for people, bits and value for JSON."""
+
+    def __init__(self, ft: FloatType, bits: int, relation: str = "") -> None:
+        self.ft, self.bits, self.relation = ft, bits, relation
+
+    def __str__(self) -> str:
+        text = self.ft.format_bits(self.bits)
+        return f"{self.relation} {text}" if self.relation else text
+
+    def json(self) -> dict[str, Any]:
+        value = None if self.ft.is_nan_bits(self.bits) else self.ft.bits_to_float(self.bits)
+        if value is not None and not math.isfinite(value):
+            value = None
+        out: dict[str, Any] = {"bits": f"0x{self.bits:0{self.ft.nbytes * 2}x}",
+                               "value": value, "text": self.ft.format_bits(self.bits)}
+        if self.relation:
+            out["relation"] = self.relation
+        return out
+
+
+class _Counts:
+    """A list of counts in a finding: shortened for people, whole for JSON."""
+
+    def __init__(self, counts: list[int]) -> None:
+        self.counts = counts
+
+    def __str__(self) -> str:
+        c = self.counts
+        shown = c if len(c) <= 8 else [*c[:6], "...", c[-1]]
+        return f"[{', '.join(map(str, shown))}]"
+
+    def json(self) -> list[int]:
+        return self.counts
+
+
+def _json(value: object) -> Any:
+    if isinstance(value, _Bound | _Counts):
+        return value.json()
+    if value == "absent":
+        return None
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    return str(value)
+
+
 class _Report:
-    """Collects the violations of one column chunk."""
+    """Collects the findings of one column chunk."""
 
     def __init__(self, file: str, column: str, row_group: int | None) -> None:
         self.file, self.column, self.row_group = file, column, row_group
         self.found: list[Violation] = []
 
     def add(self, kind: str, page: int | None, field: str, found: object,
-            expected: object) -> None:
+            expected: object, engines: tuple[str, ...] = ()) -> None:
         self.found.append(Violation(self.file, self.column, self.row_group, page, field,
-                                    str(found), str(expected), kind, RULES[kind]))
+                                    str(found), str(expected), kind, RULES[kind].text,
+                                    engines, (_json(found), _json(expected))))
 
 
 def verify(path: str | os.PathLike[str]) -> list[Violation]:
@@ -193,7 +338,7 @@ def verify(path: str | os.PathLike[str]) -> list[Violation]:
     >>> import pyarrow as pa, tempfile, os
     >>> from nanstats.parquet.writing import write_table
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
-    >>> _ = write_table(pa.table({"x": [2.0, float("nan"), -0.0]}), path)
+    >>> _ = write_table(pa.table({"x": [2.0, float("nan"), 0.0]}), path)
     >>> verify(path)
     []
     """
@@ -232,9 +377,11 @@ def _verify_row_group(f: IO[bytes], parquet_file: Any, footer: Footer,
         if index.first_row_index is not None and \
                 not _offset_index_matches_headers(report, pages, index.first_row_index):
             oi = None  # the headers' counts are what the data pages hold
-        stats = stats_for_array(arrays.pop(leaf.index), pages, oi, path=footer.path,
-                                where=where)
+        array = arrays.pop(leaf.index)
+        stats = stats_for_array(array, pages, oi, path=footer.path, where=where)
         _verify_chunk(report, footer, leaf, stats, index)
+        if stats.chunk.value_count and leaf.float_type is not None:
+            _check_dictionary_zeros(report, leaf.float_type, pages, array)
         out += report.found
     return out
 
@@ -271,6 +418,28 @@ def _verify_chunk(report: _Report, footer: Footer, leaf: LeafColumn, stats: Chun
                           stats.page(i), i, "page_header.statistics")
     if index.has_column_index:
         _check_column_index(report, ft, order, index, stats)
+    elif len(stats.pages) > 1 and order in ("ieee754", "type_order") and \
+            column_index_refusal(stats.pages, "ieee754" if order == "ieee754"
+                                 else "type_order") is None:
+        report.add("no_column_index", None, "column_index", "absent",
+                   f"one ({len(stats.pages)} data pages)")
+
+
+def _check_dictionary_zeros(report: _Report, ft: FloatType, pages: list[Page],
+                            array: Any) -> None:
+    """-0.0 without +0.0 in a chunk whose data pages are all dictionary-encoded.
+
+    The dictionary then holds -0.0 and not +0.0, and parquet-java's dictionary
+    filter (used by Spark) drops the chunk for ``x = 0.0``, though -0.0 = 0.0.
+    """
+    headers = [p.data_header for p in pages if p.is_data]
+    if not any(p.page_type == pq.PAGE_DICTIONARY for p in pages) or not headers or any(
+            h is None or h.encoding not in _DICTIONARY_ENCODINGS for h in headers):
+        return
+    bits = array.to_numpy(zero_copy_only=False).view(ft.bits_dtype)  # nulls read as NaN
+    if (bits == ft.sign_mask).any() and not (bits == 0).any():
+        report.add("dictionary_negative_zero", None, "dictionary_page", "-0.0 and no +0.0",
+                   "no -0.0 without +0.0", (_SPARK_ZERO,))
 
 
 def _fmt(ft: FloatType, bits: int | None) -> str:
@@ -288,7 +457,9 @@ def _check_statistics(report: _Report, ft: FloatType, order: ColumnOrderKind,
     if st is None:
         return  # Statistics are optional
     if st.nan_count is None:
-        report.add("missing_nan_count", page, f"{prefix}.nan_count", "absent", truth.nan_count)
+        engines = (_DUCKDB_NAN,) if page is None and truth.nan_count and st.has_bounds else ()
+        report.add("missing_nan_count", page, f"{prefix}.nan_count", "absent", truth.nan_count,
+                   engines)
     elif st.nan_count != truth.nan_count:
         report.add("wrong_nan_count", page, f"{prefix}.nan_count", st.nan_count,
                    truth.nan_count)
@@ -317,8 +488,8 @@ def _check_excludes(report: _Report, ft: FloatType, bits: int, truth: ColumnStat
     assert truth.value_min_bits is not None and truth.value_max_bits is not None
     extreme = truth.value_min_bits if is_min else truth.value_max_bits
     if excludes_extreme(ft, [bits], [extreme], is_min)[0]:
-        report.add("bound_excludes_value", page, field, ft.format_bits(bits),
-                   f"{'<=' if is_min else '>='} {ft.format_bits(extreme)}")
+        report.add("bound_excludes_value", page, field, _Bound(ft, bits),
+                   _Bound(ft, extreme, "<=" if is_min else ">="))
         return True
     return False
 
@@ -334,7 +505,7 @@ def _check_bound(report: _Report, ft: FloatType, order: ColumnOrderKind, raw: by
                    f"{ft.nbytes} bytes ({ft.physical_type})")
         return
     if truth.is_all_null:
-        report.add("bounds_for_null_scope", page, field, ft.format_bits(bits), "absent")
+        report.add("bounds_for_null_scope", page, field, _Bound(ft, bits), "absent")
         return
     if order == "ieee754":
         want = truth.min_bits if is_min else truth.max_bits
@@ -344,14 +515,14 @@ def _check_bound(report: _Report, ft: FloatType, order: ColumnOrderKind, raw: by
         key, want_key = ft.key(bits), ft.key(want)
         excludes = key > want_key if is_min else key < want_key
         report.add("bound_excludes_value" if excludes else "inexact_bound", page, field,
-                   ft.format_bits(bits), ft.format_bits(want))
+                   _Bound(ft, bits), _Bound(ft, want))
         return
     # TYPE_ORDER
     if truth.is_all_nan:
-        report.add("bounds_for_nan_scope", page, field, ft.format_bits(bits), "absent")
+        report.add("bounds_for_nan_scope", page, field, _Bound(ft, bits), "absent")
         return
     if ft.is_nan_bits(bits):
-        report.add("nan_in_bounds", page, field, ft.format_bits(bits), "a non-NaN value")
+        report.add("nan_in_bounds", page, field, _Bound(ft, bits), "a non-NaN value")
         return
     if _check_excludes(report, ft, bits, truth, is_min, page, field):
         return
@@ -359,7 +530,7 @@ def _check_bound(report: _Report, ft: FloatType, order: ColumnOrderKind, raw: by
     assert extreme is not None
     if breaks_zero_rule(ft, [bits], [extreme], is_min)[0]:
         zero = ft.sign_mask if is_min else 0
-        report.add("zero_rule", page, field, ft.format_bits(bits), ft.format_bits(zero))
+        report.add("zero_rule", page, field, _Bound(ft, bits), _Bound(ft, zero))
 
 
 def _bound_bits(ft: FloatType, raws: list[bytes]) -> tuple[npt.NDArray[Any], npt.NDArray[np.bool_]]:
@@ -390,10 +561,8 @@ def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind,
                    f"absent (page {first} holds only NaN and null values)")
         skip = all_nan  # their bounds are wrong for the same reason
     if index.nan_counts is None:
-        counts = table.nan_count.tolist()
-        shown = counts if len(counts) <= 8 else [*counts[:6], "...", counts[-1]]
-        report.add("missing_nan_count", None, "column_index.nan_counts", "absent",
-                   f"[{', '.join(map(str, shown))}]")
+        report.add("missing_nan_counts", None, "column_index.nan_counts", "absent",
+                   _Counts(table.nan_count.tolist()))
     # The per-page comparisons run over whole arrays; only pages that fail
     # one are looked at one by one, for the report.
     null_pages = index.null_pages
@@ -458,4 +627,5 @@ def verify_files(paths: list[str]) -> Iterator[tuple[str, list[Violation] | None
             yield p, None, exc
 
 
-__all__ = ["RULES", "Violation", "verify", "verify_files"]
+__all__ = ["RULES", "SEVERITIES", "Finding", "Rule", "Violation", "kinds_at_least", "verify",
+           "verify_files"]

@@ -14,7 +14,7 @@ import pyarrow.parquet as papq
 from nanstats.metadata.footer import read_footer
 from nanstats.parquet.inspection import inspect
 from nanstats.parquet.upgrading import upgrade
-from nanstats.parquet.verification import verify
+from nanstats.parquet.verification import RULES, verify
 
 _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 _FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}
@@ -114,7 +114,7 @@ def check_file(path: str, expected_kinds: set[str], tmp_dir: str) -> None:
     assert [c.name for c in report.columns] == [c.name for c in footer.float_columns]
     assert report.num_rows == papq.ParquetFile(path).metadata.num_rows
     found = verify(path)
-    assert {v.kind for v in found} == expected_kinds, [str(v) for v in found][:5]
+    assert {v.kind for v in found} == expected_kinds, ({v.kind for v in found}, [str(v) for v in found][:5])
     truth = nan_counts(path)
     per_chunk: dict[tuple[str, int], list[str]] = defaultdict(list)
     for v in found:
@@ -127,7 +127,8 @@ def check_file(path: str, expected_kinds: set[str], tmp_dir: str) -> None:
     for order in ("ieee754", "type_order"):
         dst = os.path.join(tmp_dir, f"{os.path.basename(path)}.{order}.parquet")
         upgrade(path, dst, order)
-        assert verify(dst) == []
+        # what an upgrade rewrites is clean; the data pages are copied as they were
+        assert [v for v in verify(dst) if RULES[v.kind].in_metadata] == []
         out = read_footer(dst)
         assert {out.column_order(c.index) for c in out.float_columns} == {order}
         assert table_bits(papq.read_table(dst)).equals(original)

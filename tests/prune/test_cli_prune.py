@@ -35,9 +35,10 @@ def test_prune_explain_and_json(tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     assert "row group 1 (256 rows): skip" in out and "binary search" in out
     assert main(["prune", path, "--where", "is_nan(x)", "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["selection"]["num_rows"] == 32  # the last page: 8 numbers, 24 NaN
-    assert [g["kept"] for g in doc["row_groups"]] == [False, False, False, True]
+    [file] = json.loads(capsys.readouterr().out)["files"]
+    result = file["results"]
+    assert result["selection"]["num_rows"] == 32  # the last page: 8 numbers, 24 NaN
+    assert [g["kept"] for g in result["row_groups"]] == [False, False, False, True]
 
 
 def test_prune_errors(tmp_path, capsys) -> None:
