@@ -1,0 +1,499 @@
+/* The AVX2 scan loop for one bit width, included through scan_levels.h by
+ * scan_avx2.c with NS_W set to 16, 32 or 64.
+ *
+ * AVX2 has no lane masks and no 64-bit min/max, so this level has loops of
+ * its own, built to spend as few vector instructions a vector as it can
+ * (the core issues about four a cycle, and a vector of 32 bytes must cost
+ * about three cycles to keep up with memory):
+ * - float32 and float64 take their extremes with the float min/max
+ *   instructions.  minps(x, acc) returns acc when x is NaN, so NaNs drop out
+ *   of the value extremes at no cost.  Float compares cannot tell -0.0 from
+ *   +0.0; the sign is settled at the end of the page from two scalar bits
+ *   (a non-NaN row with the sign set seen, one with it clear): when the
+ *   minimum is a zero, it is -0.0 exactly when a negative non-NaN row was
+ *   seen (no row is below zero, so that row is -0.0), and likewise for the
+ *   maximum.
+ * - NaN extremes of float32/64: a NaN's bits mapped to sign | 1.0 | payload,
+ *   the number +-(1 + payload / 2^p), orders NaNs as the total order does
+ *   (-NaN with a larger payload lower, +NaN higher), and the non-NaN rows,
+ *   all bits set, are NaN there: the same two float instructions again.
+ * - float16 has no float instructions: its keys (signed 16-bit, k) are
+ *   rotated by c, the number of NaN payloads of one sign, so that NaNs fall
+ *   above the values for the minimum and below them for the maximum (keys
+ *   wrap modulo 2^16); NaN extremes are signed min/max over the NaN lanes.
+ * - Counts are scalar: the NaN and sign masks of each vector (movmskps and
+ *   the like) go to the integer core, which popcounts them; the vector
+ *   units see none of it.
+ * - Nulls are replaced by the page's first valid row (the reference row),
+ *   which cannot move a min or a max: one blend a vector.  The NaN counts
+ *   take the replaced rows off at the end of the page.
+ * - Validity of every kind is first turned into bits (one bit a row, the
+ *   Arrow bitmap shifted to the page, a byte mask through one byte compare
+ *   and movemask per 32 rows) in a small buffer per chunk of rows; each
+ *   vector broadcasts its bits from there and shifts its own bit to the top
+ *   of its lane (vpsllv), where blendv looks.
+ * - The rows after the last full vector are copied into a vector padded
+ *   with the reference row.  No read past the buffers. */
+
+#define NS_CAT2(a, b) a##b
+#define NS_CAT(a, b) NS_CAT2(a, b)
+#define NS_FN(name) NS_CAT(NS_CAT(name, NS_W), NS_SUFFIX)
+
+#if NS_W == 16
+#define T uint16_t
+#define LANES 16
+#elif NS_W == 32
+#define T uint32_t
+#define LANES 8
+#define VF __m256
+#define CASTF(x) _mm256_castsi256_ps(x)
+#define CASTI(x) _mm256_castps_si256(x)
+#define FMIN _mm256_min_ps
+#define FMAX _mm256_max_ps
+#define FCMP _mm256_cmp_ps
+#define FAND _mm256_and_ps
+#define FOR _mm256_or_ps
+#define FBLENDV _mm256_blendv_ps
+#define FSET1(x) _mm256_castsi256_ps(_mm256_set1_epi32((int)(x)))
+#define FMOVMSK _mm256_movemask_ps
+#define SLLV _mm256_sllv_epi32
+#define SIGN_BIT 0x80000000u
+#define EXP_BITS 0x7F800000u
+#define MANT_BITS 0x007FFFFFu
+#define ONE_BITS 0x3F800000u
+#else
+#define T uint64_t
+#define LANES 4
+#define VF __m256d
+#define CASTF(x) _mm256_castsi256_pd(x)
+#define CASTI(x) _mm256_castpd_si256(x)
+#define FMIN _mm256_min_pd
+#define FMAX _mm256_max_pd
+#define FCMP _mm256_cmp_pd
+#define FAND _mm256_and_pd
+#define FOR _mm256_or_pd
+#define FBLENDV _mm256_blendv_pd
+#define FSET1(x) _mm256_castsi256_pd(_mm256_set1_epi64x((long long)(x)))
+#define FMOVMSK _mm256_movemask_pd
+#define SLLV _mm256_sllv_epi64
+#define SIGN_BIT 0x8000000000000000ull
+#define EXP_BITS 0x7FF0000000000000ull
+#define MANT_BITS 0x000FFFFFFFFFFFFFull
+#define ONE_BITS 0x3FF0000000000000ull
+#endif
+
+/* Rows whose validity bits are gathered at a time (a multiple of 64). */
+#define NS_CHUNK 2048
+
+/* The total-order key (as int64) of bit pattern b. */
+NS_TARGET static inline int64_t NS_FN(ns_avx2_key_)(T b)
+{
+#if NS_W == 16
+    int16_t s = (int16_t)b;
+    return (int16_t)(s ^ (int16_t)((uint16_t)(s >> 15) >> 1));
+#elif NS_W == 32
+    int32_t s = (int32_t)b;
+    return (int32_t)(s ^ (int32_t)((uint32_t)(s >> 31) >> 1));
+#else
+    int64_t s = (int64_t)b;
+    return s ^ (int64_t)((uint64_t)(s >> 63) >> 1);
+#endif
+}
+
+NS_TARGET static inline int NS_FN(ns_avx2_isnan_)(T b)
+{
+#if NS_W == 16
+    return (b & 0x7FFF) > 0x7C00;
+#else
+    return (b & ~(T)SIGN_BIT) > (T)EXP_BITS;
+#endif
+}
+
+/* Validity bits (1 = valid) of rows [r, r + len) of the page, len <= NS_CHUNK,
+ * into bits[]; the bits after len are zero.  `vrow`: validity index of the
+ * page's first row. */
+NS_TARGET static void NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t nbytes,
+                                           int64_t bit_offset, int64_t vrow, int64_t r,
+                                           int64_t len, uint64_t *bits)
+{
+    int64_t words = (len + 63) / 64;
+    for (int64_t w = 0; w < words; w++) {
+        int64_t row = r + 64 * w;
+        int64_t cnt = len - 64 * w < 64 ? len - 64 * w : 64;
+        uint64_t live = cnt == 64 ? ~(uint64_t)0 : (((uint64_t)1 << cnt) - 1);
+        uint64_t word;
+        if (kind == NS_VALIDITY_BITMAP) {
+            word = ns_avx2_bits(v, nbytes, bit_offset + vrow + row);
+        } else {
+            const uint8_t *p = v + vrow + row;
+            uint64_t zero = 0;
+            if (cnt == 64) {
+                const __m256i z = _mm256_setzero_si256();
+                __m256i lo = _mm256_loadu_si256((const __m256i *)p);
+                __m256i hi = _mm256_loadu_si256((const __m256i *)(p + 32));
+                zero = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, z)) |
+                       ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, z)) << 32);
+            } else {
+                for (int64_t k = 0; k < cnt; k++)
+                    zero |= (uint64_t)(p[k] == 0) << k;
+            }
+            word = kind == NS_VALIDITY_NULL_BYTES ? zero : ~zero;
+        }
+        bits[w] = word & live;
+    }
+    for (int64_t w = words; w < NS_CHUNK / 64 + 1; w++)
+        bits[w] = 0;
+}
+
+#if NS_W != 16
+/* ---------------------------------------------------------------- float32/64 */
+#define VT VF
+#define NS_LOAD(p) CASTF(_mm256_loadu_si256((const __m256i *)(p)))
+#define NS_ACC_INIT(x)                                                        \
+    VF vmin##x = pinf, vmax##x = ninf, nmin##x = pinf, nmax##x = ninf
+#define NS_CONSTS                                                             \
+    const VF sm = FSET1(SIGN_BIT | MANT_BITS), one = FSET1(ONE_BITS);         \
+    const VF pinf = FSET1(EXP_BITS), ninf = FSET1(SIGN_BIT | EXP_BITS)
+
+/* One vector: value extremes, NaN extremes; m gets its non-NaN lanes and
+ * g its sign bits, a bit a lane. */
+#define NS_STEP(s, x, m, g)                                                   \
+    do {                                                                      \
+        VF ord_ = FCMP((s), (s), _CMP_ORD_Q);                                 \
+        vmin##x = FMIN((s), vmin##x);                                         \
+        vmax##x = FMAX((s), vmax##x);                                         \
+        VF d_ = FOR(FAND((s), sm), FOR(ord_, one));                           \
+        nmin##x = FMIN(d_, nmin##x);                                          \
+        nmax##x = FMAX(d_, nmax##x);                                          \
+        (m) = (unsigned)FMOVMSK(ord_);                                        \
+        (g) = (unsigned)FMOVMSK(s);                                           \
+    } while (0)
+
+/* Scalar bookkeeping of one or two vectors' masks. */
+#define NS_COUNT(m, g)                                                        \
+    do {                                                                      \
+        ordc += __builtin_popcount(m);                                        \
+        negnan += __builtin_popcount((g) & ~(m));                             \
+        negnum |= (g) & (m);                                                  \
+        posnum |= ~(g) & (m);                                                 \
+    } while (0)
+
+/* Vector q's validity from the bits at wp (wp: the byte of its first row):
+ * each lane's bit shifted to the top of the lane, where blendv looks. */
+#if NS_W == 32
+#define NS_REF_SET1(b) CASTF(_mm256_set1_epi32((int)(b)))
+#define NS_BLEND(ref, s, wp, q)                                               \
+    FBLENDV((ref), (s), CASTF(SLLV(_mm256_set1_epi32((int)(wp)[q]), shv)))
+#define NS_MASK_CONSTS const __m256i shv = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24)
+#else
+#define NS_REF_SET1(b) CASTF(_mm256_set1_epi64x((long long)(b)))
+#define NS_BLEND(ref, s, wp, q)                                               \
+    FBLENDV((ref), (s),                                                       \
+            CASTF(SLLV(_mm256_set1_epi64x((long long)((wp)[0] >> (4 * (q)))), shv)))
+#define NS_MASK_CONSTS const __m256i shv = _mm256_setr_epi64x(63, 62, 61, 60)
+#endif
+
+#if NS_W == 32
+NS_TARGET static inline T NS_FN(ns_avx2_hmin_)(VF x)
+{
+    __m128 a = _mm_min_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    a = _mm_min_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_min_ss(a, _mm_shuffle_ps(a, a, 1));
+    return (T)_mm_cvtsi128_si32(_mm_castps_si128(a));
+}
+NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
+{
+    __m128 a = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    a = _mm_max_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_max_ss(a, _mm_shuffle_ps(a, a, 1));
+    return (T)_mm_cvtsi128_si32(_mm_castps_si128(a));
+}
+#else
+NS_TARGET static inline T NS_FN(ns_avx2_hmin_)(VF x)
+{
+    __m128d a = _mm_min_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    a = _mm_min_sd(a, _mm_unpackhi_pd(a, a));
+    return (T)_mm_cvtsi128_si64(_mm_castpd_si128(a));
+}
+NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
+{
+    __m128d a = _mm_max_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    a = _mm_max_sd(a, _mm_unpackhi_pd(a, a));
+    return (T)_mm_cvtsi128_si64(_mm_castpd_si128(a));
+}
+#endif
+
+/* The four extremes of a page into keys[0..3] (those the counts say exist). */
+#define NS_FINISH(keys, nums, nan)                                            \
+    do {                                                                      \
+        if ((nums) > 0) {                                                     \
+            T lo_ = NS_FN(ns_avx2_hmin_)(FMIN(vmin0, vmin1));                 \
+            T hi_ = NS_FN(ns_avx2_hmax_)(FMAX(vmax0, vmax1));                 \
+            /* A zero's sign: see the head of this file. */                   \
+            if ((lo_ & ~(T)SIGN_BIT) == 0)                                    \
+                lo_ = negnum ? (T)SIGN_BIT : 0;                               \
+            if ((hi_ & ~(T)SIGN_BIT) == 0)                                    \
+                hi_ = posnum ? 0 : (T)SIGN_BIT;                               \
+            (keys)[0] = NS_FN(ns_avx2_key_)(lo_);                             \
+            (keys)[1] = NS_FN(ns_avx2_key_)(hi_);                             \
+        }                                                                     \
+        if ((nan) > 0) {                                                      \
+            T lo_ = NS_FN(ns_avx2_hmin_)(FMIN(nmin0, nmin1));                 \
+            T hi_ = NS_FN(ns_avx2_hmax_)(FMAX(nmax0, nmax1));                 \
+            /* Back from sign | 1.0 | payload to the NaN's bits. */           \
+            lo_ = (lo_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
+            hi_ = (hi_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
+            (keys)[2] = NS_FN(ns_avx2_key_)(lo_);                             \
+            (keys)[3] = NS_FN(ns_avx2_key_)(hi_);                             \
+        }                                                                     \
+    } while (0)
+
+#else
+/* ---------------------------------------------------------------- float16 */
+#define VT __m256i
+#define NS_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define NS_C16 0x03FF      /* NaN payloads of one sign */
+#define NS_NANLO16 0x7801  /* keys - c above this are NaN */
+#define NS_ACC_INIT(x)                                                        \
+    __m256i vmin##x = smax, vmax##x = smin, nmin##x = smax, nmax##x = smin
+#define NS_CONSTS                                                             \
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), cc = _mm256_set1_epi16(NS_C16); \
+    const __m256i nanlo = _mm256_set1_epi16(NS_NANLO16);                      \
+    const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN)
+
+/* One vector.  k: the key; k - c puts the NaNs above the values, k + c
+ * below them; m gets the NaN lanes (two bits a lane) and g the bytes' top
+ * bits (the sign is the upper byte's). */
+#define NS_STEP(s, x, m, g)                                                   \
+    do {                                                                      \
+        __m256i k_ = _mm256_xor_si256((s), _mm256_and_si256(_mm256_srai_epi16((s), 15), abs7)); \
+        __m256i a_ = _mm256_sub_epi16(k_, cc);                                \
+        vmin##x = _mm256_min_epi16(a_, vmin##x);                              \
+        vmax##x = _mm256_max_epi16(_mm256_add_epi16(k_, cc), vmax##x);        \
+        __m256i nan_ = _mm256_cmpgt_epi16(a_, nanlo);                         \
+        nmin##x = _mm256_min_epi16(_mm256_blendv_epi8(smax, k_, nan_), nmin##x); \
+        nmax##x = _mm256_max_epi16(_mm256_blendv_epi8(smin, k_, nan_), nmax##x); \
+        (m) = (unsigned)_mm256_movemask_epi8(nan_);                           \
+        (g) = (unsigned)_mm256_movemask_epi8(s);                              \
+    } while (0)
+
+#define NS_COUNT(m, g)                                                        \
+    do {                                                                      \
+        nanc += __builtin_popcount((m) & 0xAAAAAAAAu);                        \
+        negnan += __builtin_popcount((m) & (g) & 0xAAAAAAAAu);                \
+    } while (0)
+
+#define NS_REF_SET1(b) _mm256_set1_epi16((short)(b))
+#define NS_BLEND(ref, s, wp, q)                                               \
+    _mm256_blendv_epi8((ref), (s),                                            \
+                       _mm256_cmpeq_epi16(_mm256_and_si256(                   \
+                           _mm256_set1_epi16((short)((wp)[2 * (q)] | (wp)[2 * (q) + 1] << 8)), \
+                           lbit), lbit))
+#define NS_MASK_CONSTS                                                        \
+    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, \
+                                           2048, 4096, 8192, 16384, (short)0x8000)
+
+NS_TARGET static inline int16_t NS_FN(ns_avx2_hmin16_)(__m256i x)
+{
+    __m128i a = _mm_min_epi16(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    a = _mm_min_epi16(a, _mm_shuffle_epi32(a, 0x4E));
+    a = _mm_min_epi16(a, _mm_shuffle_epi32(a, 0xB1));
+    a = _mm_min_epi16(a, _mm_srli_epi32(a, 16));
+    return (int16_t)_mm_cvtsi128_si32(a);
+}
+NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
+{
+    __m128i a = _mm_max_epi16(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    a = _mm_max_epi16(a, _mm_shuffle_epi32(a, 0x4E));
+    a = _mm_max_epi16(a, _mm_shuffle_epi32(a, 0xB1));
+    a = _mm_max_epi16(a, _mm_srli_epi32(a, 16));
+    return (int16_t)_mm_cvtsi128_si32(a);
+}
+
+#define NS_FINISH(keys, nums, nan)                                            \
+    do {                                                                      \
+        if ((nums) > 0) {                                                     \
+            (keys)[0] = (int16_t)(NS_FN(ns_avx2_hmin16_)(_mm256_min_epi16(vmin0, vmin1)) + NS_C16); \
+            (keys)[1] = (int16_t)(NS_FN(ns_avx2_hmax16_)(_mm256_max_epi16(vmax0, vmax1)) - NS_C16); \
+        }                                                                     \
+        if ((nan) > 0) {                                                      \
+            (keys)[2] = NS_FN(ns_avx2_hmin16_)(_mm256_min_epi16(nmin0, nmin1)); \
+            (keys)[3] = NS_FN(ns_avx2_hmax16_)(_mm256_max_epi16(nmax0, nmax1)); \
+        }                                                                     \
+    } while (0)
+#endif
+
+/* ---------------------------------------------------------------- the driver */
+
+NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
+                                      int64_t validity_nbytes, int64_t bit_offset,
+                                      const int64_t *page_starts, int64_t npages,
+                                      int64_t *counts, int64_t *keys)
+{
+    const T *d = (const T *)data;
+    NS_CONSTS;
+    NS_MASK_CONSTS;
+    uint64_t bits[NS_CHUNK / 64 + 1];
+    for (int64_t p = 0; p < npages; p++) {
+        const int64_t start = page_starts[p];
+        const int64_t stop = p + 1 < npages ? page_starts[p + 1] : n;
+        const int64_t rows = stop - start;
+        const T *row = d + start;
+        /* The reference row: the page's first valid row. */
+        int64_t first = 0;
+        if (kind != NS_VALIDITY_NONE) {
+            for (; first < rows; first++) {
+                int ok;
+                if (kind == NS_VALIDITY_BITMAP) {
+                    int64_t pos = bit_offset + start + first;
+                    ok = (validity[pos >> 3] >> (pos & 7)) & 1;
+                } else {
+                    ok = (validity[start + first] != 0) ^ (kind == NS_VALIDITY_NULL_BYTES);
+                }
+                if (ok)
+                    break;
+            }
+        }
+        int64_t *pk = keys + 4 * p;
+        pk[0] = INT64_MAX;
+        pk[1] = INT64_MIN;
+        pk[2] = INT64_MAX;
+        pk[3] = INT64_MIN;
+        counts[4 * p + 0] = rows;
+        if (first >= rows) { /* every row null, or no rows */
+            counts[4 * p + 1] = rows;
+            counts[4 * p + 2] = counts[4 * p + 3] = 0;
+            continue;
+        }
+        const T refb = row[first];
+        const VT ref = NS_REF_SET1(refb);
+        NS_ACC_INIT(0);
+        NS_ACC_INIT(1);
+#if NS_W == 16
+        int64_t nanc = 0;
+#else
+        int64_t ordc = 0;
+        unsigned negnum = 0, posnum = 0;
+#endif
+        int64_t negnan = 0, valid = 0, lanes = 0;
+        /* Rows in pairs of vectors, then one vector, then the rest padded
+         * with the reference row (whose bits are 0 in the buffer). */
+        T tail[LANES];
+        if (kind == NS_VALIDITY_NONE) {
+            int64_t i = 0;
+            for (; i + 2 * LANES <= rows; i += 2 * LANES) {
+                unsigned m0, g0, m1, g1;
+                VT s0 = NS_LOAD(row + i), s1 = NS_LOAD(row + i + LANES);
+                NS_STEP(s0, 0, m0, g0);
+                NS_STEP(s1, 1, m1, g1);
+                NS_COUNT(m0, g0);
+                NS_COUNT(m1, g1);
+            }
+            for (; i < rows; i += LANES) {
+                unsigned m0, g0;
+                const T *src = row + i;
+                if (rows - i < LANES) {
+                    for (int k = 0; k < LANES; k++)
+                        tail[k] = refb;
+                    memcpy(tail, row + i, (size_t)(rows - i) * sizeof(T));
+                    src = tail;
+                }
+                VT s0 = NS_LOAD(src);
+                NS_STEP(s0, 0, m0, g0);
+                NS_COUNT(m0, g0);
+            }
+            lanes = i;
+            valid = rows;
+        } else {
+            for (int64_t c = 0; c < rows; c += NS_CHUNK) {
+                const int64_t len = rows - c < NS_CHUNK ? rows - c : NS_CHUNK;
+                const T *crow = row + c;
+                NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bit_offset, start, c, len,
+                                     bits);
+                for (int64_t w = 0; w < (len + 63) / 64; w++)
+                    valid += __builtin_popcountll(bits[w]);
+                const uint8_t *bb = (const uint8_t *)bits;
+                int64_t j = 0;
+                /* A pair of vectors starts at a byte of bits (LANES >= 4). */
+                for (; j + 2 * LANES <= len; j += 2 * LANES) {
+                    unsigned m0, g0, m1, g1;
+                    const uint8_t *wp = bb + j / 8;
+                    VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);
+                    s0 = NS_BLEND(ref, s0, wp, 0);
+                    s1 = NS_BLEND(ref, s1, wp, 1);
+                    NS_STEP(s0, 0, m0, g0);
+                    NS_STEP(s1, 1, m1, g1);
+                    NS_COUNT(m0, g0);
+                    NS_COUNT(m1, g1);
+                }
+                for (; j < len; j += LANES) { /* the page's last rows */
+                    unsigned m0, g0;
+                    const T *src = crow + j;
+                    if (len - j < LANES) {
+                        for (int k = 0; k < LANES; k++)
+                            tail[k] = refb;
+                        memcpy(tail, crow + j, (size_t)(len - j) * sizeof(T));
+                        src = tail;
+                    }
+                    VT s0 = NS_LOAD(src);
+                    s0 = NS_BLEND(ref, s0, bb + j / 8, (j % 8) / 4);
+                    NS_STEP(s0, 0, m0, g0);
+                    NS_COUNT(m0, g0);
+                }
+                lanes += j;
+            }
+        }
+        /* NaN rows among the lanes; the lanes that held the reference row
+         * in place of a null or a pad come off. */
+#if NS_W == 16
+        int64_t nan = nanc;
+#else
+        int64_t nan = lanes - ordc;
+#endif
+        const int64_t replaced = lanes - valid;
+        if (NS_FN(ns_avx2_isnan_)(refb)) {
+            nan -= replaced;
+            if (refb >> (NS_W - 1))
+                negnan -= replaced;
+        }
+        counts[4 * p + 1] = rows - valid;
+        counts[4 * p + 2] = nan - negnan;
+        counts[4 * p + 3] = negnan;
+        NS_FINISH(pk, valid - nan, nan);
+    }
+}
+
+#undef VT
+#undef NS_LOAD
+#undef NS_ACC_INIT
+#undef NS_CONSTS
+#undef NS_STEP
+#undef NS_COUNT
+#undef NS_REF_SET1
+#undef NS_BLEND
+#undef NS_MASK_CONSTS
+#undef NS_FINISH
+#if NS_W != 16
+#undef VF
+#undef CASTF
+#undef CASTI
+#undef FMIN
+#undef FMAX
+#undef FCMP
+#undef FAND
+#undef FOR
+#undef FBLENDV
+#undef FSET1
+#undef FMOVMSK
+#undef SLLV
+#undef SIGN_BIT
+#undef EXP_BITS
+#undef MANT_BITS
+#undef ONE_BITS
+#else
+#undef NS_C16
+#undef NS_NANLO16
+#endif
+#undef T
+#undef LANES
+#undef NS_CHUNK
