@@ -60,7 +60,7 @@
 #define SIGN_BIT 0x80000000u
 #define EXP_BITS 0x7F800000u
 #define MANT_BITS 0x007FFFFFu
-#define ONE_BITS 0x3F800000u
+#define EXP_TOP 0x40000000u /* the exponent's top bit: 0xFF - it = 0x7F, that of 1.0 */
 #else
 #define T uint64_t
 #define LANES 4
@@ -79,7 +79,7 @@
 #define SIGN_BIT 0x8000000000000000ull
 #define EXP_BITS 0x7FF0000000000000ull
 #define MANT_BITS 0x000FFFFFFFFFFFFFull
-#define ONE_BITS 0x3FF0000000000000ull
+#define EXP_TOP 0x4000000000000000ull /* the exponent's top bit: 0x7FF - it = 0x3FF, that of 1.0 */
 #endif
 
 /* Rows whose validity bits are gathered at a time (a multiple of 64). */
@@ -148,21 +148,32 @@ NS_TARGET static void NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t n
 #if NS_W != 16
 /* ---------------------------------------------------------------- float32/64 */
 #define VT VF
+/* Float min/max have a latency of several cycles: two sets of accumulators
+ * (the second merged into the first at the end of the page). */
+#define NS_X1 1
+#define NS_MERGE                                                              \
+    do {                                                                      \
+        vmin0 = FMIN(vmin0, vmin1);                                           \
+        vmax0 = FMAX(vmax0, vmax1);                                           \
+        nmin0 = FMIN(nmin0, nmin1);                                           \
+        nmax0 = FMAX(nmax0, nmax1);                                           \
+    } while (0)
+#define NS_WV_T __m256i
 #define NS_LOAD(p) CASTF(_mm256_loadu_si256((const __m256i *)(p)))
 #define NS_ACC_INIT(x)                                                        \
     VF vmin##x = pinf, vmax##x = ninf, nmin##x = pinf, nmax##x = ninf
 #define NS_CONSTS                                                             \
-    const VF sm = FSET1(SIGN_BIT | MANT_BITS), one = FSET1(ONE_BITS);         \
+    const VF unit = FSET1(~(T)EXP_TOP);                                      \
     const VF pinf = FSET1(EXP_BITS), ninf = FSET1(SIGN_BIT | EXP_BITS)
 
 /* One vector: value extremes, NaN extremes; m gets its non-NaN lanes and
  * g its sign bits, a bit a lane. */
-#define NS_STEP(s, x, m, g)                                                   \
+#define NS_STEP_(s, x, m, g)                                                  \
     do {                                                                      \
         VF ord_ = FCMP((s), (s), _CMP_ORD_Q);                                 \
         vmin##x = FMIN((s), vmin##x);                                         \
         vmax##x = FMAX((s), vmax##x);                                         \
-        VF d_ = FOR(FAND((s), sm), FOR(ord_, one));                           \
+        VF d_ = FOR(FAND((s), unit), ord_);                                   \
         nmin##x = FMIN(d_, nmin##x);                                          \
         nmax##x = FMAX(d_, nmax##x);                                          \
         (m) = (unsigned)FMOVMSK(ord_);                                        \
@@ -177,20 +188,36 @@ NS_TARGET static void NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t n
         negnum |= (g) & (m);                                                  \
         posnum |= ~(g) & (m);                                                 \
     } while (0)
+#define NS_COUNT2(m0, g0, m1, g1) NS_COUNT((m0) | (m1) << LANES, (g0) | (g1) << LANES)
 
 /* Vector q's validity from the bits at wp (wp: the byte of its first row):
  * each lane's bit shifted to the top of the lane, where blendv looks. */
+/* The validity of vector q (0 or 1) of a pair from the bits at wp (the byte
+ * of the pair's first row): the bits broadcast from memory, each lane's bit
+ * shifted to the top of the lane, where blendv looks. */
+NS_TARGET static inline __m256i NS_FN(ns_avx2_bcast_)(const uint8_t *wp)
+{
+#if NS_W == 32
+    int32_t w;
+    memcpy(&w, wp, sizeof w);
+    return _mm256_set1_epi32(w);
+#else
+    long long w;
+    memcpy(&w, wp, sizeof w);
+    return _mm256_set1_epi64x(w);
+#endif
+}
+#define NS_BLEND(ref, s, wv, q) FBLENDV((ref), (s), CASTF(SLLV((wv), shv##q)))
 #if NS_W == 32
 #define NS_REF_SET1(b) CASTF(_mm256_set1_epi32((int)(b)))
-#define NS_BLEND(ref, s, wp, q)                                               \
-    FBLENDV((ref), (s), CASTF(SLLV(_mm256_set1_epi32((int)(wp)[q]), shv)))
-#define NS_MASK_CONSTS const __m256i shv = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24)
+#define NS_MASK_CONSTS                                                        \
+    const __m256i shv0 = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24);   \
+    const __m256i shv1 = _mm256_setr_epi32(23, 22, 21, 20, 19, 18, 17, 16)
 #else
 #define NS_REF_SET1(b) CASTF(_mm256_set1_epi64x((long long)(b)))
-#define NS_BLEND(ref, s, wp, q)                                               \
-    FBLENDV((ref), (s),                                                       \
-            CASTF(SLLV(_mm256_set1_epi64x((long long)((wp)[0] >> (4 * (q)))), shv)))
-#define NS_MASK_CONSTS const __m256i shv = _mm256_setr_epi64x(63, 62, 61, 60)
+#define NS_MASK_CONSTS                                                        \
+    const __m256i shv0 = _mm256_setr_epi64x(63, 62, 61, 60);                  \
+    const __m256i shv1 = _mm256_setr_epi64x(59, 58, 57, 56)
 #endif
 
 #if NS_W == 32
@@ -227,8 +254,8 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 #define NS_FINISH(keys, nums, nan)                                            \
     do {                                                                      \
         if ((nums) > 0) {                                                     \
-            T lo_ = NS_FN(ns_avx2_hmin_)(FMIN(vmin0, vmin1));                 \
-            T hi_ = NS_FN(ns_avx2_hmax_)(FMAX(vmax0, vmax1));                 \
+            T lo_ = NS_FN(ns_avx2_hmin_)(vmin0);                 \
+            T hi_ = NS_FN(ns_avx2_hmax_)(vmax0);                 \
             /* A zero's sign: see the head of this file. */                   \
             if ((lo_ & ~(T)SIGN_BIT) == 0)                                    \
                 lo_ = negnum ? (T)SIGN_BIT : 0;                               \
@@ -238,8 +265,8 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
             (keys)[1] = NS_FN(ns_avx2_key_)(hi_);                             \
         }                                                                     \
         if ((nan) > 0) {                                                      \
-            T lo_ = NS_FN(ns_avx2_hmin_)(FMIN(nmin0, nmin1));                 \
-            T hi_ = NS_FN(ns_avx2_hmax_)(FMAX(nmax0, nmax1));                 \
+            T lo_ = NS_FN(ns_avx2_hmin_)(nmin0);                 \
+            T hi_ = NS_FN(ns_avx2_hmax_)(nmax0);                 \
             /* Back from sign | 1.0 | payload to the NaN's bits. */           \
             lo_ = (lo_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
             hi_ = (hi_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
@@ -251,44 +278,62 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 #else
 /* ---------------------------------------------------------------- float16 */
 #define VT __m256i
+#define NS_WV_T const uint8_t *
 #define NS_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
 #define NS_C16 0x03FF      /* NaN payloads of one sign */
 #define NS_NANLO16 0x7801  /* keys - c above this are NaN */
+/* Six reductions, all plain min/max (latency 1: one set of accumulators):
+ * over k - c (NaNs above the values: its min is the value minimum), k + c
+ * (NaNs below: its max is the value maximum), k (-NaNs at the bottom, +NaNs
+ * at the top), and for the NaN extremes when one sign is missing, max over
+ * k - c (-NaN on top, else +NaN) and min over k + c (+NaN at the bottom,
+ * else -NaN). */
+#define NS_X1 0
 #define NS_ACC_INIT(x)                                                        \
-    __m256i vmin##x = smax, vmax##x = smin, nmin##x = smax, nmax##x = smin
+    __m256i amin##x = smax, bmax##x = smin, kmin##x = smax, kmax##x = smin;   \
+    __m256i amax##x = smin, bmin##x = smax
 #define NS_CONSTS                                                             \
     const __m256i abs7 = _mm256_set1_epi16(0x7FFF), cc = _mm256_set1_epi16(NS_C16); \
     const __m256i nanlo = _mm256_set1_epi16(NS_NANLO16);                      \
     const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN)
 
-/* One vector.  k: the key; k - c puts the NaNs above the values, k + c
- * below them; m gets the NaN lanes (two bits a lane) and g the bytes' top
- * bits (the sign is the upper byte's). */
-#define NS_STEP(s, x, m, g)                                                   \
+/* One vector: m gets the NaN lanes (two bits a lane) and g the bytes' top
+ * bits (a lane's sign is its upper byte's). */
+#define NS_STEP_(s, x, m, g)                                                  \
     do {                                                                      \
         __m256i k_ = _mm256_xor_si256((s), _mm256_and_si256(_mm256_srai_epi16((s), 15), abs7)); \
-        __m256i a_ = _mm256_sub_epi16(k_, cc);                                \
-        vmin##x = _mm256_min_epi16(a_, vmin##x);                              \
-        vmax##x = _mm256_max_epi16(_mm256_add_epi16(k_, cc), vmax##x);        \
-        __m256i nan_ = _mm256_cmpgt_epi16(a_, nanlo);                         \
-        nmin##x = _mm256_min_epi16(_mm256_blendv_epi8(smax, k_, nan_), nmin##x); \
-        nmax##x = _mm256_max_epi16(_mm256_blendv_epi8(smin, k_, nan_), nmax##x); \
-        (m) = (unsigned)_mm256_movemask_epi8(nan_);                           \
+        __m256i a_ = _mm256_sub_epi16(k_, cc), b_ = _mm256_add_epi16(k_, cc); \
+        amin##x = _mm256_min_epi16(a_, amin##x);                              \
+        bmax##x = _mm256_max_epi16(b_, bmax##x);                              \
+        kmin##x = _mm256_min_epi16(k_, kmin##x);                              \
+        kmax##x = _mm256_max_epi16(k_, kmax##x);                              \
+        amax##x = _mm256_max_epi16(a_, amax##x);                              \
+        bmin##x = _mm256_min_epi16(b_, bmin##x);                              \
+        (m) = (unsigned)_mm256_movemask_epi8(_mm256_cmpgt_epi16(a_, nanlo));  \
         (g) = (unsigned)_mm256_movemask_epi8(s);                              \
     } while (0)
 
 #define NS_COUNT(m, g)                                                        \
     do {                                                                      \
-        nanc += __builtin_popcount((m) & 0xAAAAAAAAu);                        \
-        negnan += __builtin_popcount((m) & (g) & 0xAAAAAAAAu);                \
+        nanc += __builtin_popcountll((m) & 0xAAAAAAAAAAAAAAAAull);            \
+        negnan += __builtin_popcountll((m) & (g) & 0xAAAAAAAAAAAAAAAAull);    \
     } while (0)
+#define NS_COUNT2(m0, g0, m1, g1)                                             \
+    NS_COUNT((m0) | (uint64_t)(m1) << 32, (g0) | (uint64_t)(g1) << 32)
 
 #define NS_REF_SET1(b) _mm256_set1_epi16((short)(b))
+/* The 32 bits of a pair of vectors at wp; each vector broadcasts its 16. */
+NS_TARGET static inline const uint8_t *NS_FN(ns_avx2_bcast_)(const uint8_t *wp) { return wp; }
+NS_TARGET static inline __m256i NS_FN(ns_avx2_half_)(const uint8_t *wp, int q)
+{
+    int16_t w;
+    memcpy(&w, wp + 2 * q, sizeof w);
+    return _mm256_set1_epi16(w);
+}
 #define NS_BLEND(ref, s, wp, q)                                               \
     _mm256_blendv_epi8((ref), (s),                                            \
-                       _mm256_cmpeq_epi16(_mm256_and_si256(                   \
-                           _mm256_set1_epi16((short)((wp)[2 * (q)] | (wp)[2 * (q) + 1] << 8)), \
-                           lbit), lbit))
+                       _mm256_cmpeq_epi16(_mm256_and_si256(NS_FN(ns_avx2_half_)((wp), (q)), lbit), \
+                                          lbit))
 #define NS_MASK_CONSTS                                                        \
     const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, \
                                            2048, 4096, 8192, 16384, (short)0x8000)
@@ -313,17 +358,21 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
 #define NS_FINISH(keys, nums, nan)                                            \
     do {                                                                      \
         if ((nums) > 0) {                                                     \
-            (keys)[0] = (int16_t)(NS_FN(ns_avx2_hmin16_)(_mm256_min_epi16(vmin0, vmin1)) + NS_C16); \
-            (keys)[1] = (int16_t)(NS_FN(ns_avx2_hmax16_)(_mm256_max_epi16(vmax0, vmax1)) - NS_C16); \
+            (keys)[0] = (int16_t)(NS_FN(ns_avx2_hmin16_)(amin0) + NS_C16);    \
+            (keys)[1] = (int16_t)(NS_FN(ns_avx2_hmax16_)(bmax0) - NS_C16);    \
         }                                                                     \
         if ((nan) > 0) {                                                      \
-            (keys)[2] = NS_FN(ns_avx2_hmin16_)(_mm256_min_epi16(nmin0, nmin1)); \
-            (keys)[3] = NS_FN(ns_avx2_hmax16_)(_mm256_max_epi16(nmax0, nmax1)); \
+            (keys)[2] = negnan > 0 ? NS_FN(ns_avx2_hmin16_)(kmin0)            \
+                                   : (int16_t)(NS_FN(ns_avx2_hmin16_)(bmin0) - NS_C16); \
+            (keys)[3] = (nan) - negnan > 0                                    \
+                            ? NS_FN(ns_avx2_hmax16_)(kmax0)                   \
+                            : (int16_t)(NS_FN(ns_avx2_hmax16_)(amax0) + NS_C16); \
         }                                                                     \
     } while (0)
 #endif
 
 /* ---------------------------------------------------------------- the driver */
+#define NS_STEP(s, x, m, g) NS_STEP_(s, x, m, g)
 
 NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
                                       int64_t validity_nbytes, int64_t bit_offset,
@@ -368,7 +417,9 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         const T refb = row[first];
         const VT ref = NS_REF_SET1(refb);
         NS_ACC_INIT(0);
+#if NS_X1
         NS_ACC_INIT(1);
+#endif
 #if NS_W == 16
         int64_t nanc = 0;
 #else
@@ -385,9 +436,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 unsigned m0, g0, m1, g1;
                 VT s0 = NS_LOAD(row + i), s1 = NS_LOAD(row + i + LANES);
                 NS_STEP(s0, 0, m0, g0);
-                NS_STEP(s1, 1, m1, g1);
-                NS_COUNT(m0, g0);
-                NS_COUNT(m1, g1);
+                NS_STEP(s1, NS_X1, m1, g1);
+                NS_COUNT2(m0, g0, m1, g1);
             }
             for (; i < rows; i += LANES) {
                 unsigned m0, g0;
@@ -417,14 +467,13 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 /* A pair of vectors starts at a byte of bits (LANES >= 4). */
                 for (; j + 2 * LANES <= len; j += 2 * LANES) {
                     unsigned m0, g0, m1, g1;
-                    const uint8_t *wp = bb + j / 8;
+                    const NS_WV_T wv = NS_FN(ns_avx2_bcast_)(bb + j / 8);
                     VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);
-                    s0 = NS_BLEND(ref, s0, wp, 0);
-                    s1 = NS_BLEND(ref, s1, wp, 1);
+                    s0 = NS_BLEND(ref, s0, wv, 0);
+                    s1 = NS_BLEND(ref, s1, wv, 1);
                     NS_STEP(s0, 0, m0, g0);
-                    NS_STEP(s1, 1, m1, g1);
-                    NS_COUNT(m0, g0);
-                    NS_COUNT(m1, g1);
+                    NS_STEP(s1, NS_X1, m1, g1);
+                    NS_COUNT2(m0, g0, m1, g1);
                 }
                 for (; j < len; j += LANES) { /* the page's last rows */
                     unsigned m0, g0;
@@ -436,7 +485,12 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                         src = tail;
                     }
                     VT s0 = NS_LOAD(src);
-                    s0 = NS_BLEND(ref, s0, bb + j / 8, (j % 8) / 4);
+#if NS_W == 64
+                    if (j % 8) /* the upper half of a byte */
+                        s0 = NS_BLEND(ref, s0, NS_FN(ns_avx2_bcast_)(bb + j / 8), 1);
+                    else
+#endif
+                        s0 = NS_BLEND(ref, s0, NS_FN(ns_avx2_bcast_)(bb + j / 8), 0);
                     NS_STEP(s0, 0, m0, g0);
                     NS_COUNT(m0, g0);
                 }
@@ -459,16 +513,24 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         counts[4 * p + 1] = rows - valid;
         counts[4 * p + 2] = nan - negnan;
         counts[4 * p + 3] = negnan;
+#if NS_X1
+        NS_MERGE;
+#endif
         NS_FINISH(pk, valid - nan, nan);
     }
 }
 
 #undef VT
+#undef NS_WV_T
 #undef NS_LOAD
 #undef NS_ACC_INIT
 #undef NS_CONSTS
 #undef NS_STEP
+#undef NS_STEP_
+#undef NS_X1
+#undef NS_MERGE
 #undef NS_COUNT
+#undef NS_COUNT2
 #undef NS_REF_SET1
 #undef NS_BLEND
 #undef NS_MASK_CONSTS
@@ -489,7 +551,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef SIGN_BIT
 #undef EXP_BITS
 #undef MANT_BITS
-#undef ONE_BITS
+#undef EXP_TOP
 #else
 #undef NS_C16
 #undef NS_NANLO16
