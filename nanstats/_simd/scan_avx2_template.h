@@ -109,40 +109,79 @@ NS_TARGET static inline int NS_FN(ns_avx2_isnan_)(T b)
 #endif
 }
 
-/* Validity bits (1 = valid) of rows [r, r + len) of the page, len <= NS_CHUNK,
- * into bits[]; the bits after len are zero.  `vrow`: validity index of the
- * page's first row. */
-NS_TARGET static void NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t nbytes,
-                                           int64_t bit_offset, int64_t vrow, int64_t r,
-                                           int64_t len, uint64_t *bits)
+NS_TARGET static inline uint64_t NS_FN(ns_avx2_load8_)(const uint8_t *p)
 {
-    int64_t words = (len + 63) / 64;
-    for (int64_t w = 0; w < words; w++) {
-        int64_t row = r + 64 * w;
-        int64_t cnt = len - 64 * w < 64 ? len - 64 * w : 64;
-        uint64_t live = cnt == 64 ? ~(uint64_t)0 : (((uint64_t)1 << cnt) - 1);
-        uint64_t word;
-        if (kind == NS_VALIDITY_BITMAP) {
-            word = ns_avx2_bits(v, nbytes, bit_offset + vrow + row);
-        } else {
-            const uint8_t *p = v + vrow + row;
-            uint64_t zero = 0;
-            if (cnt == 64) {
-                const __m256i z = _mm256_setzero_si256();
-                __m256i lo = _mm256_loadu_si256((const __m256i *)p);
-                __m256i hi = _mm256_loadu_si256((const __m256i *)(p + 32));
-                zero = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, z)) |
-                       ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, z)) << 32);
-            } else {
-                for (int64_t k = 0; k < cnt; k++)
-                    zero |= (uint64_t)(p[k] == 0) << k;
-            }
-            word = kind == NS_VALIDITY_NULL_BYTES ? zero : ~zero;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* Validity bits (1 = valid, bit j of byte j / 8 for row j) of len <= NS_CHUNK
+ * rows: the rows' first validity bit is bit `pos` of v for a bitmap, byte
+ * `pos` for byte masks.  Returns where the bits are: in the bitmap itself
+ * when it is aligned to a byte and the loop's reads (up to 8 bytes past a
+ * row's byte) stay inside it, else in bits[], filled here.  Bits after len
+ * may be anything (rows past the page are never counted, and their lanes
+ * hold the reference row whatever the bit).  Adds the valid rows to *valid. */
+NS_TARGET static const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t nbytes,
+                                                     int64_t pos, int64_t len, uint64_t *bits,
+                                                     int64_t *valid)
+{
+    const int64_t full = len / 64, rest = len % 64;
+    const uint64_t live = ((uint64_t)1 << rest) - 1;
+    int64_t cnt = 0, w = 0;
+    if (kind == NS_VALIDITY_BITMAP) {
+        const int64_t byte = pos >> 3;
+        const unsigned sh = (unsigned)(pos & 7);
+        const uint8_t *p = v + byte;
+        if (sh == 0 && byte + 8 * full + 16 <= nbytes) {
+            for (; w < full; w++)
+                cnt += __builtin_popcountll(NS_FN(ns_avx2_load8_)(p + 8 * w));
+            if (rest)
+                cnt += __builtin_popcountll(NS_FN(ns_avx2_load8_)(p + 8 * w) & live);
+            *valid += cnt;
+            return p;
         }
-        bits[w] = word & live;
+        if (sh != 0)
+            for (; w < full && byte + 8 * w + 9 <= nbytes; w++) {
+                uint64_t x = (NS_FN(ns_avx2_load8_)(p + 8 * w) >> sh) |
+                             ((uint64_t)p[8 * w + 8] << (64 - sh));
+                bits[w] = x;
+                cnt += __builtin_popcountll(x);
+            }
+        for (; w < full; w++) {
+            bits[w] = ns_avx2_bits(v, nbytes, pos + 64 * w);
+            cnt += __builtin_popcountll(bits[w]);
+        }
+        if (rest) {
+            bits[w] = ns_avx2_bits(v, nbytes, pos + 64 * w) & live;
+            cnt += __builtin_popcountll(bits[w]);
+            w++;
+        }
+    } else {
+        const uint8_t *p = v + pos;
+        const __m256i z = _mm256_setzero_si256();
+        const uint64_t flip = kind == NS_VALIDITY_NULL_BYTES ? 0 : ~(uint64_t)0;
+        for (; w < full; w++) {
+            __m256i lo = _mm256_loadu_si256((const __m256i *)(p + 64 * w));
+            __m256i hi = _mm256_loadu_si256((const __m256i *)(p + 64 * w + 32));
+            uint64_t zero = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, z)) |
+                            (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, z)) << 32;
+            bits[w] = zero ^ flip;
+            cnt += __builtin_popcountll(bits[w]);
+        }
+        if (rest) {
+            uint64_t zero = 0;
+            for (int64_t k = 0; k < rest; k++)
+                zero |= (uint64_t)(p[64 * w + k] == 0) << k;
+            bits[w] = (zero ^ flip) & live;
+            cnt += __builtin_popcountll(bits[w]);
+            w++;
+        }
     }
-    for (int64_t w = words; w < NS_CHUNK / 64 + 1; w++)
-        bits[w] = 0;
+    bits[w] = 0; /* read by the loop's broadcasts (up to 8 bytes) */
+    *valid += cnt;
+    return (const uint8_t *)bits;
 }
 
 #if NS_W != 16
@@ -458,11 +497,10 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             for (int64_t c = 0; c < rows; c += NS_CHUNK) {
                 const int64_t len = rows - c < NS_CHUNK ? rows - c : NS_CHUNK;
                 const T *crow = row + c;
-                NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bit_offset, start, c, len,
-                                     bits);
-                for (int64_t w = 0; w < (len + 63) / 64; w++)
-                    valid += __builtin_popcountll(bits[w]);
-                const uint8_t *bb = (const uint8_t *)bits;
+                const uint8_t *bb = NS_FN(ns_avx2_bits_)(
+                    kind, validity, validity_nbytes,
+                    kind == NS_VALIDITY_BITMAP ? bit_offset + start + c : start + c, len, bits,
+                    &valid);
                 int64_t j = 0;
                 /* A pair of vectors starts at a byte of bits (LANES >= 4). */
                 for (; j + 2 * LANES <= len; j += 2 * LANES) {
