@@ -505,7 +505,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 /* A pair of vectors starts at a byte of bits (LANES >= 4). */
                 for (; j + 2 * LANES <= len; j += 2 * LANES) {
                     unsigned m0, g0, m1, g1;
-                    const NS_WV_T wv = NS_FN(ns_avx2_bcast_)(bb + j / 8);
+                    NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(bb + j / 8);
                     VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);
                     s0 = NS_BLEND(ref, s0, wv, 0);
                     s1 = NS_BLEND(ref, s1, wv, 1);
