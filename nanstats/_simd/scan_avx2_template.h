@@ -247,6 +247,12 @@ NS_TARGET static inline __m256i NS_FN(ns_avx2_bcast_)(const uint8_t *wp)
 #endif
 }
 #define NS_BLEND(ref, s, wv, q) FBLENDV((ref), (s), CASTF(SLLV((wv), shv##q)))
+/* The same from LANES bits in an integer. */
+#if NS_W == 32
+#define FBLEND_BITS(ref, s, b) FBLENDV((ref), (s), CASTF(SLLV(_mm256_set1_epi32((int)(b)), shv0)))
+#else
+#define FBLEND_BITS(ref, s, b) FBLENDV((ref), (s), CASTF(SLLV(_mm256_set1_epi64x((long long)(b)), shv0)))
+#endif
 #if NS_W == 32
 #define NS_REF_SET1(b) CASTF(_mm256_set1_epi32((int)(b)))
 #define NS_MASK_CONSTS                                                        \
@@ -373,6 +379,9 @@ NS_TARGET static inline __m256i NS_FN(ns_avx2_half_)(const uint8_t *wp, int q)
     _mm256_blendv_epi8((ref), (s),                                            \
                        _mm256_cmpeq_epi16(_mm256_and_si256(NS_FN(ns_avx2_half_)((wp), (q)), lbit), \
                                           lbit))
+#define FBLEND_BITS(ref, s, b)                                                \
+    _mm256_blendv_epi8((ref), (s), _mm256_cmpeq_epi16(                        \
+        _mm256_and_si256(_mm256_set1_epi16((short)(b)), lbit), lbit))
 #define NS_MASK_CONSTS                                                        \
     const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, \
                                            2048, 4096, 8192, 16384, (short)0x8000)
@@ -409,6 +418,55 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
         }                                                                     \
     } while (0)
 #endif
+
+/* The rows after the last pair: a whole vector if one is left, then the
+ * last LANES rows of the span (overlapping rows already taken, which get the
+ * reference row), or for a span shorter than a vector a copy padded with
+ * the reference row.  VBITS: the validity of the LANES rows from row r_, a
+ * bit a lane.  Every lane goes to `lanes`; those without a valid row of
+ * their own count as replaced at the end of the page. */
+#define NS_TAIL(base, len, j, VBITS)                                          \
+    do {                                                                      \
+        unsigned m0_, g0_;                                                    \
+        int64_t r_ = (j);                                                     \
+        if ((len) - r_ >= LANES) {                                            \
+            VT s_ = NS_LOAD((base) + r_);                                     \
+            s_ = FBLEND_BITS(ref, s_, (VBITS));                               \
+            NS_STEP(s_, 0, m0_, g0_);                                         \
+            NS_COUNT(m0_, g0_);                                               \
+            r_ += LANES;                                                      \
+            lanes += LANES;                                                   \
+        }                                                                     \
+        if (r_ < (len)) {                                                     \
+            const unsigned fresh_ = ~0u << (LANES - ((len) - r_)); /* lanes not yet taken */ \
+            VT s_;                                                            \
+            if ((len) >= LANES) {                                             \
+                r_ = (len) - LANES;                                           \
+                s_ = NS_LOAD((base) + r_);                                    \
+                s_ = FBLEND_BITS(ref, s_, (VBITS) & fresh_);                  \
+            } else {                                                          \
+                T tail_[LANES];                                               \
+                for (int k_ = 0; k_ < LANES; k_++)                            \
+                    tail_[k_] = refb;                                         \
+                memcpy(tail_, (base), (size_t)(len) * sizeof(T));             \
+                s_ = NS_LOAD(tail_);                                          \
+                r_ = 0;                                                       \
+                s_ = FBLEND_BITS(ref, s_, (VBITS) & ((1u << (len)) - 1));        \
+            }                                                                 \
+            NS_STEP(s_, 0, m0_, g0_);                                         \
+            NS_COUNT(m0_, g0_);                                               \
+            lanes += LANES;                                                   \
+        }                                                                     \
+    } while (0)
+#define NS_ALL_LANES ((1u << LANES) - 1)
+
+/* LANES validity bits from row r of the bits at bb. */
+NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int64_t r)
+{
+    uint64_t w;
+    memcpy(&w, bb + r / 8, sizeof w);
+    return (unsigned)(w >> (r % 8)) & ((1u << LANES) - 1);
+}
 
 /* ---------------------------------------------------------------- the driver */
 #define NS_STEP(s, x, m, g) NS_STEP_(s, x, m, g)
@@ -468,7 +526,6 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         int64_t negnan = 0, valid = 0, lanes = 0;
         /* Rows in pairs of vectors, then one vector, then the rest padded
          * with the reference row (whose bits are 0 in the buffer). */
-        T tail[LANES];
         if (kind == NS_VALIDITY_NONE) {
             int64_t i = 0;
             for (; i + 2 * LANES <= rows; i += 2 * LANES) {
@@ -478,20 +535,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 NS_STEP(s1, NS_X1, m1, g1);
                 NS_COUNT2(m0, g0, m1, g1);
             }
-            for (; i < rows; i += LANES) {
-                unsigned m0, g0;
-                const T *src = row + i;
-                if (rows - i < LANES) {
-                    for (int k = 0; k < LANES; k++)
-                        tail[k] = refb;
-                    memcpy(tail, row + i, (size_t)(rows - i) * sizeof(T));
-                    src = tail;
-                }
-                VT s0 = NS_LOAD(src);
-                NS_STEP(s0, 0, m0, g0);
-                NS_COUNT(m0, g0);
-            }
             lanes = i;
+            NS_TAIL(row, rows, i, NS_ALL_LANES);
             valid = rows;
         } else {
             for (int64_t c = 0; c < rows; c += NS_CHUNK) {
@@ -513,26 +558,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                     NS_STEP(s1, NS_X1, m1, g1);
                     NS_COUNT2(m0, g0, m1, g1);
                 }
-                for (; j < len; j += LANES) { /* the page's last rows */
-                    unsigned m0, g0;
-                    const T *src = crow + j;
-                    if (len - j < LANES) {
-                        for (int k = 0; k < LANES; k++)
-                            tail[k] = refb;
-                        memcpy(tail, crow + j, (size_t)(len - j) * sizeof(T));
-                        src = tail;
-                    }
-                    VT s0 = NS_LOAD(src);
-#if NS_W == 64
-                    if (j % 8) /* the upper half of a byte */
-                        s0 = NS_BLEND(ref, s0, NS_FN(ns_avx2_bcast_)(bb + j / 8), 1);
-                    else
-#endif
-                        s0 = NS_BLEND(ref, s0, NS_FN(ns_avx2_bcast_)(bb + j / 8), 0);
-                    NS_STEP(s0, 0, m0, g0);
-                    NS_COUNT(m0, g0);
-                }
                 lanes += j;
+                NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));
             }
         }
         /* NaN rows among the lanes; the lanes that held the reference row
@@ -572,6 +599,9 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_REF_SET1
 #undef NS_BLEND
 #undef NS_MASK_CONSTS
+#undef FBLEND_BITS
+#undef NS_TAIL
+#undef NS_ALL_LANES
 #undef NS_FINISH
 #if NS_W != 16
 #undef VF
