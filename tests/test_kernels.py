@@ -258,3 +258,45 @@ class TestKernelGuards:
             self.call(kind=9)
         with pytest.raises(ValueError, match="shape"):
             self.call(shape=2)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bytes", "null_bytes", "bitmap"])
+@pytest.mark.parametrize("bit_offset", [0, 3])
+def test_zero_signs_and_nan_reference_rows_every_level(simd_level, ft, kind, bit_offset) -> None:
+    # The AVX2 level takes float extremes with float min/max (which cannot
+    # tell -0.0 from +0.0) and puts each page's first valid row in place of
+    # its nulls (a NaN there must not be counted again).  Pages whose extreme
+    # is a zero of either sign, or whose zeros are all null; pages whose
+    # first valid row is a NaN of either sign; lengths around the vector and
+    # pair sizes, the last page ending at the end of the buffers.
+    rng = np.random.default_rng(3)
+    pos_nan, neg_nan = ft.inf_bits | 1, ft.sign_mask | ft.abs_mask
+    one = {16: 0x3C00, 32: 0x3F800000, 64: 0x3FF0000000000000}[ft.width]
+    def pick(options: list[int], k: int) -> list[int]:
+        return [options[i] for i in rng.integers(0, len(options), k)]
+
+    pages: list[list[int]] = []
+    for length in (1, 3, 4, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 130):
+        for make in (
+            lambda k: [0] * k,                                   # +0 only
+            lambda k: [ft.sign_mask] * k,                        # -0 only
+            lambda k: pick([0, ft.sign_mask, one], k),
+            lambda k: pick([0, ft.sign_mask, one | ft.sign_mask], k),
+            lambda k: [neg_nan] + pick([0, ft.sign_mask, one, pos_nan], k - 1),
+            lambda k: [pos_nan] + pick([ft.sign_mask, neg_nan, one], k - 1),
+        ):
+            pages.append(make(length))
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = rng.random(len(bits)) > 0.3
+    for s in starts:  # a NaN (or zero) first row, valid; the next row null
+        valid[s] = True
+        if s + 1 < len(bits):
+            valid[s + 1] = False
+    col = Column(ft, bits, None if kind == "none" else valid.tolist(), starts, 0)
+    kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
+             "null_bytes": _kernels.VALIDITY_NULL_BYTES, "bitmap": _kernels.VALIDITY_BITMAP}
+    table = kernel_table(col, kinds[kind], bit_offset)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)

@@ -1,0 +1,629 @@
+/* The AVX2 scan loop for one bit width, included through scan_levels.h by
+ * scan_avx2.c with NS_W set to 16, 32 or 64.
+ *
+ * AVX2 has no lane masks and no 64-bit min/max, so this level has loops of
+ * its own, built to spend as few vector instructions a vector as it can
+ * (the core issues about four a cycle, and a vector of 32 bytes must cost
+ * about three cycles to keep up with memory):
+ * - float32 and float64 take their extremes with the float min/max
+ *   instructions.  minps(x, acc) returns acc when x is NaN, so NaNs drop out
+ *   of the value extremes at no cost.  Float compares cannot tell -0.0 from
+ *   +0.0; the sign is settled at the end of the page from two scalar bits
+ *   (a non-NaN row with the sign set seen, one with it clear): when the
+ *   minimum is a zero, it is -0.0 exactly when a negative non-NaN row was
+ *   seen (no row is below zero, so that row is -0.0), and likewise for the
+ *   maximum.
+ * - NaN extremes of float32/64: a NaN's bits mapped to sign | 1.0 | payload,
+ *   the number +-(1 + payload / 2^p), orders NaNs as the total order does
+ *   (-NaN with a larger payload lower, +NaN higher), and the non-NaN rows,
+ *   all bits set, are NaN there: the same two float instructions again.
+ * - float16 has no float instructions: its keys (signed 16-bit, k) are
+ *   rotated by c, the number of NaN payloads of one sign, so that NaNs fall
+ *   above the values for the minimum and below them for the maximum (keys
+ *   wrap modulo 2^16); NaN extremes are signed min/max over the NaN lanes.
+ * - Counts are scalar: the NaN and sign masks of each vector (movmskps and
+ *   the like) go to the integer core, which popcounts them; the vector
+ *   units see none of it.
+ * - Nulls are replaced by the page's first valid row (the reference row),
+ *   which cannot move a min or a max: one blend a vector.  The NaN counts
+ *   take the replaced rows off at the end of the page.
+ * - Validity of every kind is first turned into bits (one bit a row, the
+ *   Arrow bitmap shifted to the page, a byte mask through one byte compare
+ *   and movemask per 32 rows) in a small buffer per chunk of rows; each
+ *   vector broadcasts its bits from there and shifts its own bit to the top
+ *   of its lane (vpsllv), where blendv looks.
+ * - The rows after the last full vector are copied into a vector padded
+ *   with the reference row.  No read past the buffers. */
+
+#define NS_CAT2(a, b) a##b
+#define NS_CAT(a, b) NS_CAT2(a, b)
+#define NS_FN(name) NS_CAT(NS_CAT(name, NS_W), NS_SUFFIX)
+
+#if NS_W == 16
+#define T uint16_t
+#define LANES 16
+#elif NS_W == 32
+#define T uint32_t
+#define LANES 8
+#define VF __m256
+#define CASTF(x) _mm256_castsi256_ps(x)
+#define CASTI(x) _mm256_castps_si256(x)
+#define FMIN _mm256_min_ps
+#define FMAX _mm256_max_ps
+#define FCMP _mm256_cmp_ps
+#define FAND _mm256_and_ps
+#define FOR _mm256_or_ps
+#define FBLENDV _mm256_blendv_ps
+#define FSET1(x) _mm256_castsi256_ps(_mm256_set1_epi32((int)(x)))
+#define FMOVMSK _mm256_movemask_ps
+#define SLLV _mm256_sllv_epi32
+#define SIGN_BIT 0x80000000u
+#define EXP_BITS 0x7F800000u
+#define MANT_BITS 0x007FFFFFu
+#define EXP_TOP 0x40000000u /* the exponent's top bit: 0xFF - it = 0x7F, that of 1.0 */
+#else
+#define T uint64_t
+#define LANES 4
+#define VF __m256d
+#define CASTF(x) _mm256_castsi256_pd(x)
+#define CASTI(x) _mm256_castpd_si256(x)
+#define FMIN _mm256_min_pd
+#define FMAX _mm256_max_pd
+#define FCMP _mm256_cmp_pd
+#define FAND _mm256_and_pd
+#define FOR _mm256_or_pd
+#define FBLENDV _mm256_blendv_pd
+#define FSET1(x) _mm256_castsi256_pd(_mm256_set1_epi64x((long long)(x)))
+#define FMOVMSK _mm256_movemask_pd
+#define SLLV _mm256_sllv_epi64
+#define SIGN_BIT 0x8000000000000000ull
+#define EXP_BITS 0x7FF0000000000000ull
+#define MANT_BITS 0x000FFFFFFFFFFFFFull
+#define EXP_TOP 0x4000000000000000ull /* the exponent's top bit: 0x7FF - it = 0x3FF, that of 1.0 */
+#endif
+
+/* Rows whose validity bits are gathered at a time (a multiple of 64). */
+#define NS_CHUNK 2048
+
+/* The total-order key (as int64) of bit pattern b. */
+NS_TARGET static inline int64_t NS_FN(ns_avx2_key_)(T b)
+{
+#if NS_W == 16
+    int16_t s = (int16_t)b;
+    return (int16_t)(s ^ (int16_t)((uint16_t)(s >> 15) >> 1));
+#elif NS_W == 32
+    int32_t s = (int32_t)b;
+    return (int32_t)(s ^ (int32_t)((uint32_t)(s >> 31) >> 1));
+#else
+    int64_t s = (int64_t)b;
+    return s ^ (int64_t)((uint64_t)(s >> 63) >> 1);
+#endif
+}
+
+NS_TARGET static inline int NS_FN(ns_avx2_isnan_)(T b)
+{
+#if NS_W == 16
+    return (b & 0x7FFF) > 0x7C00;
+#else
+    return (b & ~(T)SIGN_BIT) > (T)EXP_BITS;
+#endif
+}
+
+NS_TARGET static inline uint64_t NS_FN(ns_avx2_load8_)(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* Validity bits (1 = valid, bit j of byte j / 8 for row j) of len <= NS_CHUNK
+ * rows: the rows' first validity bit is bit `pos` of v for a bitmap, byte
+ * `pos` for byte masks.  Returns where the bits are: in the bitmap itself
+ * when it is aligned to a byte and the loop's reads (up to 8 bytes past a
+ * row's byte) stay inside it, else in bits[], filled here.  Bits after len
+ * may be anything (rows past the page are never counted, and their lanes
+ * hold the reference row whatever the bit).  Adds the valid rows to *valid. */
+NS_TARGET static const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t nbytes,
+                                                     int64_t pos, int64_t len, uint64_t *bits,
+                                                     int64_t *valid)
+{
+    const int64_t full = len / 64, rest = len % 64;
+    const uint64_t live = ((uint64_t)1 << rest) - 1;
+    int64_t cnt = 0, w = 0;
+    if (kind == NS_VALIDITY_BITMAP) {
+        const int64_t byte = pos >> 3;
+        const unsigned sh = (unsigned)(pos & 7);
+        const uint8_t *p = v + byte;
+        if (sh == 0 && byte + 8 * full + 16 <= nbytes) {
+            for (; w < full; w++)
+                cnt += __builtin_popcountll(NS_FN(ns_avx2_load8_)(p + 8 * w));
+            if (rest)
+                cnt += __builtin_popcountll(NS_FN(ns_avx2_load8_)(p + 8 * w) & live);
+            *valid += cnt;
+            return p;
+        }
+        if (sh != 0)
+            for (; w < full && byte + 8 * w + 9 <= nbytes; w++) {
+                uint64_t x = (NS_FN(ns_avx2_load8_)(p + 8 * w) >> sh) |
+                             ((uint64_t)p[8 * w + 8] << (64 - sh));
+                bits[w] = x;
+                cnt += __builtin_popcountll(x);
+            }
+        for (; w < full; w++) {
+            bits[w] = ns_avx2_bits(v, nbytes, pos + 64 * w);
+            cnt += __builtin_popcountll(bits[w]);
+        }
+        if (rest) {
+            bits[w] = ns_avx2_bits(v, nbytes, pos + 64 * w) & live;
+            cnt += __builtin_popcountll(bits[w]);
+            w++;
+        }
+    } else {
+        const uint8_t *p = v + pos;
+        const __m256i z = _mm256_setzero_si256();
+        const uint64_t flip = kind == NS_VALIDITY_NULL_BYTES ? 0 : ~(uint64_t)0;
+        for (; w < full; w++) {
+            __m256i lo = _mm256_loadu_si256((const __m256i *)(p + 64 * w));
+            __m256i hi = _mm256_loadu_si256((const __m256i *)(p + 64 * w + 32));
+            uint64_t zero = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, z)) |
+                            (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, z)) << 32;
+            bits[w] = zero ^ flip;
+            cnt += __builtin_popcountll(bits[w]);
+        }
+        if (rest) {
+            uint64_t zero = 0;
+            for (int64_t k = 0; k < rest; k++)
+                zero |= (uint64_t)(p[64 * w + k] == 0) << k;
+            bits[w] = (zero ^ flip) & live;
+            cnt += __builtin_popcountll(bits[w]);
+            w++;
+        }
+    }
+    bits[w] = 0; /* read by the loop's broadcasts (up to 8 bytes) */
+    *valid += cnt;
+    return (const uint8_t *)bits;
+}
+
+#if NS_W != 16
+/* ---------------------------------------------------------------- float32/64 */
+#define VT VF
+/* Float min/max have a latency of several cycles: two sets of accumulators
+ * (the second merged into the first at the end of the page). */
+#define NS_X1 1
+#define NS_MERGE                                                              \
+    do {                                                                      \
+        vmin0 = FMIN(vmin0, vmin1);                                           \
+        vmax0 = FMAX(vmax0, vmax1);                                           \
+        nmin0 = FMIN(nmin0, nmin1);                                           \
+        nmax0 = FMAX(nmax0, nmax1);                                           \
+    } while (0)
+#define NS_WV_T __m256i
+#define NS_LOAD(p) CASTF(_mm256_loadu_si256((const __m256i *)(p)))
+#define NS_ACC_INIT(x)                                                        \
+    VF vmin##x = pinf, vmax##x = ninf, nmin##x = pinf, nmax##x = ninf
+#define NS_CONSTS                                                             \
+    const VF unit = FSET1(~(T)EXP_TOP);                                      \
+    const VF pinf = FSET1(EXP_BITS), ninf = FSET1(SIGN_BIT | EXP_BITS)
+
+/* One vector: value extremes, NaN extremes; m gets its non-NaN lanes and
+ * g its sign bits, a bit a lane. */
+#define NS_STEP_(s, x, m, g)                                                  \
+    do {                                                                      \
+        VF ord_ = FCMP((s), (s), _CMP_ORD_Q);                                 \
+        vmin##x = FMIN((s), vmin##x);                                         \
+        vmax##x = FMAX((s), vmax##x);                                         \
+        VF d_ = FOR(FAND((s), unit), ord_);                                   \
+        nmin##x = FMIN(d_, nmin##x);                                          \
+        nmax##x = FMAX(d_, nmax##x);                                          \
+        (m) = (unsigned)FMOVMSK(ord_);                                        \
+        (g) = (unsigned)FMOVMSK(s);                                           \
+    } while (0)
+
+/* Scalar bookkeeping of one or two vectors' masks. */
+#define NS_COUNT(m, g)                                                        \
+    do {                                                                      \
+        ordc += __builtin_popcount(m);                                        \
+        negnan += __builtin_popcount((g) & ~(m));                             \
+        negnum |= (g) & (m);                                                  \
+        posnum |= ~(g) & (m);                                                 \
+    } while (0)
+#define NS_COUNT2(m0, g0, m1, g1) NS_COUNT((m0) | (m1) << LANES, (g0) | (g1) << LANES)
+
+/* Vector q's validity from the bits at wp (wp: the byte of its first row):
+ * each lane's bit shifted to the top of the lane, where blendv looks. */
+/* The validity of vector q (0 or 1) of a pair from the bits at wp (the byte
+ * of the pair's first row): the bits broadcast from memory, each lane's bit
+ * shifted to the top of the lane, where blendv looks. */
+NS_TARGET static inline __m256i NS_FN(ns_avx2_bcast_)(const uint8_t *wp)
+{
+#if NS_W == 32
+    int32_t w;
+    memcpy(&w, wp, sizeof w);
+    return _mm256_set1_epi32(w);
+#else
+    long long w;
+    memcpy(&w, wp, sizeof w);
+    return _mm256_set1_epi64x(w);
+#endif
+}
+#define NS_BLEND(ref, s, wv, q) FBLENDV((ref), (s), CASTF(SLLV((wv), shv##q)))
+/* The same from LANES bits in an integer. */
+#if NS_W == 32
+#define FBLEND_BITS(ref, s, b) FBLENDV((ref), (s), CASTF(SLLV(_mm256_set1_epi32((int)(b)), shv0)))
+#else
+#define FBLEND_BITS(ref, s, b) FBLENDV((ref), (s), CASTF(SLLV(_mm256_set1_epi64x((long long)(b)), shv0)))
+#endif
+#if NS_W == 32
+#define NS_REF_SET1(b) CASTF(_mm256_set1_epi32((int)(b)))
+#define NS_MASK_CONSTS                                                        \
+    const __m256i shv0 = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24);   \
+    const __m256i shv1 = _mm256_setr_epi32(23, 22, 21, 20, 19, 18, 17, 16)
+#else
+#define NS_REF_SET1(b) CASTF(_mm256_set1_epi64x((long long)(b)))
+#define NS_MASK_CONSTS                                                        \
+    const __m256i shv0 = _mm256_setr_epi64x(63, 62, 61, 60);                  \
+    const __m256i shv1 = _mm256_setr_epi64x(59, 58, 57, 56)
+#endif
+
+#if NS_W == 32
+NS_TARGET static inline T NS_FN(ns_avx2_hmin_)(VF x)
+{
+    __m128 a = _mm_min_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    a = _mm_min_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_min_ss(a, _mm_shuffle_ps(a, a, 1));
+    return (T)_mm_cvtsi128_si32(_mm_castps_si128(a));
+}
+NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
+{
+    __m128 a = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    a = _mm_max_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_max_ss(a, _mm_shuffle_ps(a, a, 1));
+    return (T)_mm_cvtsi128_si32(_mm_castps_si128(a));
+}
+#else
+NS_TARGET static inline T NS_FN(ns_avx2_hmin_)(VF x)
+{
+    __m128d a = _mm_min_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    a = _mm_min_sd(a, _mm_unpackhi_pd(a, a));
+    return (T)_mm_cvtsi128_si64(_mm_castpd_si128(a));
+}
+NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
+{
+    __m128d a = _mm_max_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    a = _mm_max_sd(a, _mm_unpackhi_pd(a, a));
+    return (T)_mm_cvtsi128_si64(_mm_castpd_si128(a));
+}
+#endif
+
+/* The four extremes of a page into keys[0..3] (those the counts say exist). */
+#define NS_FINISH(keys, nums, nan)                                            \
+    do {                                                                      \
+        if ((nums) > 0) {                                                     \
+            T lo_ = NS_FN(ns_avx2_hmin_)(vmin0);                 \
+            T hi_ = NS_FN(ns_avx2_hmax_)(vmax0);                 \
+            /* A zero's sign: see the head of this file. */                   \
+            if ((lo_ & ~(T)SIGN_BIT) == 0)                                    \
+                lo_ = negnum ? (T)SIGN_BIT : 0;                               \
+            if ((hi_ & ~(T)SIGN_BIT) == 0)                                    \
+                hi_ = posnum ? 0 : (T)SIGN_BIT;                               \
+            (keys)[0] = NS_FN(ns_avx2_key_)(lo_);                             \
+            (keys)[1] = NS_FN(ns_avx2_key_)(hi_);                             \
+        }                                                                     \
+        if ((nan) > 0) {                                                      \
+            T lo_ = NS_FN(ns_avx2_hmin_)(nmin0);                 \
+            T hi_ = NS_FN(ns_avx2_hmax_)(nmax0);                 \
+            /* Back from sign | 1.0 | payload to the NaN's bits. */           \
+            lo_ = (lo_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
+            hi_ = (hi_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
+            (keys)[2] = NS_FN(ns_avx2_key_)(lo_);                             \
+            (keys)[3] = NS_FN(ns_avx2_key_)(hi_);                             \
+        }                                                                     \
+    } while (0)
+
+#else
+/* ---------------------------------------------------------------- float16 */
+#define VT __m256i
+#define NS_WV_T const uint8_t *
+#define NS_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define NS_C16 0x03FF      /* NaN payloads of one sign */
+#define NS_NANLO16 0x7801  /* keys - c above this are NaN */
+/* Six reductions, all plain min/max (latency 1: one set of accumulators):
+ * over k - c (NaNs above the values: its min is the value minimum), k + c
+ * (NaNs below: its max is the value maximum), k (-NaNs at the bottom, +NaNs
+ * at the top), and for the NaN extremes when one sign is missing, max over
+ * k - c (-NaN on top, else +NaN) and min over k + c (+NaN at the bottom,
+ * else -NaN). */
+#define NS_X1 0
+#define NS_ACC_INIT(x)                                                        \
+    __m256i amin##x = smax, bmax##x = smin, kmin##x = smax, kmax##x = smin;   \
+    __m256i amax##x = smin, bmin##x = smax
+#define NS_CONSTS                                                             \
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), cc = _mm256_set1_epi16(NS_C16); \
+    const __m256i nanlo = _mm256_set1_epi16(NS_NANLO16);                      \
+    const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN)
+
+/* One vector: m gets the NaN lanes (two bits a lane) and g the bytes' top
+ * bits (a lane's sign is its upper byte's). */
+#define NS_STEP_(s, x, m, g)                                                  \
+    do {                                                                      \
+        __m256i k_ = _mm256_xor_si256((s), _mm256_and_si256(_mm256_srai_epi16((s), 15), abs7)); \
+        __m256i a_ = _mm256_sub_epi16(k_, cc), b_ = _mm256_add_epi16(k_, cc); \
+        amin##x = _mm256_min_epi16(a_, amin##x);                              \
+        bmax##x = _mm256_max_epi16(b_, bmax##x);                              \
+        kmin##x = _mm256_min_epi16(k_, kmin##x);                              \
+        kmax##x = _mm256_max_epi16(k_, kmax##x);                              \
+        amax##x = _mm256_max_epi16(a_, amax##x);                              \
+        bmin##x = _mm256_min_epi16(b_, bmin##x);                              \
+        (m) = (unsigned)_mm256_movemask_epi8(_mm256_cmpgt_epi16(a_, nanlo));  \
+        (g) = (unsigned)_mm256_movemask_epi8(s);                              \
+    } while (0)
+
+#define NS_COUNT(m, g)                                                        \
+    do {                                                                      \
+        nanc += __builtin_popcountll((m) & 0xAAAAAAAAAAAAAAAAull);            \
+        negnan += __builtin_popcountll((m) & (g) & 0xAAAAAAAAAAAAAAAAull);    \
+    } while (0)
+#define NS_COUNT2(m0, g0, m1, g1)                                             \
+    NS_COUNT((m0) | (uint64_t)(m1) << 32, (g0) | (uint64_t)(g1) << 32)
+
+#define NS_REF_SET1(b) _mm256_set1_epi16((short)(b))
+/* The 32 bits of a pair of vectors at wp; each vector broadcasts its 16. */
+NS_TARGET static inline const uint8_t *NS_FN(ns_avx2_bcast_)(const uint8_t *wp) { return wp; }
+NS_TARGET static inline __m256i NS_FN(ns_avx2_half_)(const uint8_t *wp, int q)
+{
+    int16_t w;
+    memcpy(&w, wp + 2 * q, sizeof w);
+    return _mm256_set1_epi16(w);
+}
+#define NS_BLEND(ref, s, wp, q)                                               \
+    _mm256_blendv_epi8((ref), (s),                                            \
+                       _mm256_cmpeq_epi16(_mm256_and_si256(NS_FN(ns_avx2_half_)((wp), (q)), lbit), \
+                                          lbit))
+#define FBLEND_BITS(ref, s, b)                                                \
+    _mm256_blendv_epi8((ref), (s), _mm256_cmpeq_epi16(                        \
+        _mm256_and_si256(_mm256_set1_epi16((short)(b)), lbit), lbit))
+#define NS_MASK_CONSTS                                                        \
+    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, \
+                                           2048, 4096, 8192, 16384, (short)0x8000)
+
+NS_TARGET static inline int16_t NS_FN(ns_avx2_hmin16_)(__m256i x)
+{
+    __m128i a = _mm_min_epi16(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    a = _mm_min_epi16(a, _mm_shuffle_epi32(a, 0x4E));
+    a = _mm_min_epi16(a, _mm_shuffle_epi32(a, 0xB1));
+    a = _mm_min_epi16(a, _mm_srli_epi32(a, 16));
+    return (int16_t)_mm_cvtsi128_si32(a);
+}
+NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
+{
+    __m128i a = _mm_max_epi16(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    a = _mm_max_epi16(a, _mm_shuffle_epi32(a, 0x4E));
+    a = _mm_max_epi16(a, _mm_shuffle_epi32(a, 0xB1));
+    a = _mm_max_epi16(a, _mm_srli_epi32(a, 16));
+    return (int16_t)_mm_cvtsi128_si32(a);
+}
+
+#define NS_FINISH(keys, nums, nan)                                            \
+    do {                                                                      \
+        if ((nums) > 0) {                                                     \
+            (keys)[0] = (int16_t)(NS_FN(ns_avx2_hmin16_)(amin0) + NS_C16);    \
+            (keys)[1] = (int16_t)(NS_FN(ns_avx2_hmax16_)(bmax0) - NS_C16);    \
+        }                                                                     \
+        if ((nan) > 0) {                                                      \
+            (keys)[2] = negnan > 0 ? NS_FN(ns_avx2_hmin16_)(kmin0)            \
+                                   : (int16_t)(NS_FN(ns_avx2_hmin16_)(bmin0) - NS_C16); \
+            (keys)[3] = (nan) - negnan > 0                                    \
+                            ? NS_FN(ns_avx2_hmax16_)(kmax0)                   \
+                            : (int16_t)(NS_FN(ns_avx2_hmax16_)(amax0) + NS_C16); \
+        }                                                                     \
+    } while (0)
+#endif
+
+/* The rows after the last pair: a whole vector if one is left, then the
+ * last LANES rows of the span (overlapping rows already taken, which get the
+ * reference row), or for a span shorter than a vector a copy padded with
+ * the reference row.  VBITS: the validity of the LANES rows from row r_, a
+ * bit a lane.  Every lane goes to `lanes`; those without a valid row of
+ * their own count as replaced at the end of the page. */
+#define NS_TAIL(base, len, j, VBITS)                                          \
+    do {                                                                      \
+        unsigned m0_, g0_;                                                    \
+        int64_t r_ = (j);                                                     \
+        if ((len) - r_ >= LANES) {                                            \
+            VT s_ = NS_LOAD((base) + r_);                                     \
+            s_ = FBLEND_BITS(ref, s_, (VBITS));                               \
+            NS_STEP(s_, 0, m0_, g0_);                                         \
+            NS_COUNT(m0_, g0_);                                               \
+            r_ += LANES;                                                      \
+            lanes += LANES;                                                   \
+        }                                                                     \
+        if (r_ < (len)) {                                                     \
+            const unsigned fresh_ = ~0u << (LANES - ((len) - r_)); /* lanes not yet taken */ \
+            VT s_;                                                            \
+            if ((len) >= LANES) {                                             \
+                r_ = (len) - LANES;                                           \
+                s_ = NS_LOAD((base) + r_);                                    \
+                s_ = FBLEND_BITS(ref, s_, (VBITS) & fresh_);                  \
+            } else {                                                          \
+                T tail_[LANES];                                               \
+                for (int k_ = 0; k_ < LANES; k_++)                            \
+                    tail_[k_] = refb;                                         \
+                memcpy(tail_, (base), (size_t)(len) * sizeof(T));             \
+                s_ = NS_LOAD(tail_);                                          \
+                r_ = 0;                                                       \
+                s_ = FBLEND_BITS(ref, s_, (VBITS) & ((1u << (len)) - 1));        \
+            }                                                                 \
+            NS_STEP(s_, 0, m0_, g0_);                                         \
+            NS_COUNT(m0_, g0_);                                               \
+            lanes += LANES;                                                   \
+        }                                                                     \
+    } while (0)
+#define NS_ALL_LANES ((1u << LANES) - 1)
+
+/* LANES validity bits from row r of the bits at bb. */
+NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int64_t r)
+{
+    uint64_t w;
+    memcpy(&w, bb + r / 8, sizeof w);
+    return (unsigned)(w >> (r % 8)) & ((1u << LANES) - 1);
+}
+
+/* ---------------------------------------------------------------- the driver */
+#define NS_STEP(s, x, m, g) NS_STEP_(s, x, m, g)
+
+NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
+                                      int64_t validity_nbytes, int64_t bit_offset,
+                                      const int64_t *page_starts, int64_t npages,
+                                      int64_t *counts, int64_t *keys)
+{
+    const T *d = (const T *)data;
+    NS_CONSTS;
+    NS_MASK_CONSTS;
+    uint64_t bits[NS_CHUNK / 64 + 1];
+    for (int64_t p = 0; p < npages; p++) {
+        const int64_t start = page_starts[p];
+        const int64_t stop = p + 1 < npages ? page_starts[p + 1] : n;
+        const int64_t rows = stop - start;
+        const T *row = d + start;
+        /* The reference row: the page's first valid row. */
+        int64_t first = 0;
+        if (kind != NS_VALIDITY_NONE) {
+            for (; first < rows; first++) {
+                int ok;
+                if (kind == NS_VALIDITY_BITMAP) {
+                    int64_t pos = bit_offset + start + first;
+                    ok = (validity[pos >> 3] >> (pos & 7)) & 1;
+                } else {
+                    ok = (validity[start + first] != 0) ^ (kind == NS_VALIDITY_NULL_BYTES);
+                }
+                if (ok)
+                    break;
+            }
+        }
+        int64_t *pk = keys + 4 * p;
+        pk[0] = INT64_MAX;
+        pk[1] = INT64_MIN;
+        pk[2] = INT64_MAX;
+        pk[3] = INT64_MIN;
+        counts[4 * p + 0] = rows;
+        if (first >= rows) { /* every row null, or no rows */
+            counts[4 * p + 1] = rows;
+            counts[4 * p + 2] = counts[4 * p + 3] = 0;
+            continue;
+        }
+        const T refb = row[first];
+        const VT ref = NS_REF_SET1(refb);
+        NS_ACC_INIT(0);
+#if NS_X1
+        NS_ACC_INIT(1);
+#endif
+#if NS_W == 16
+        int64_t nanc = 0;
+#else
+        int64_t ordc = 0;
+        unsigned negnum = 0, posnum = 0;
+#endif
+        int64_t negnan = 0, valid = 0, lanes = 0;
+        /* Rows in pairs of vectors, then one vector, then the rest padded
+         * with the reference row (whose bits are 0 in the buffer). */
+        if (kind == NS_VALIDITY_NONE) {
+            int64_t i = 0;
+            for (; i + 2 * LANES <= rows; i += 2 * LANES) {
+                unsigned m0, g0, m1, g1;
+                VT s0 = NS_LOAD(row + i), s1 = NS_LOAD(row + i + LANES);
+                NS_STEP(s0, 0, m0, g0);
+                NS_STEP(s1, NS_X1, m1, g1);
+                NS_COUNT2(m0, g0, m1, g1);
+            }
+            lanes = i;
+            NS_TAIL(row, rows, i, NS_ALL_LANES);
+            valid = rows;
+        } else {
+            for (int64_t c = 0; c < rows; c += NS_CHUNK) {
+                const int64_t len = rows - c < NS_CHUNK ? rows - c : NS_CHUNK;
+                const T *crow = row + c;
+                const uint8_t *bb = NS_FN(ns_avx2_bits_)(
+                    kind, validity, validity_nbytes,
+                    kind == NS_VALIDITY_BITMAP ? bit_offset + start + c : start + c, len, bits,
+                    &valid);
+                int64_t j = 0;
+                /* A pair of vectors starts at a byte of bits (LANES >= 4). */
+                for (; j + 2 * LANES <= len; j += 2 * LANES) {
+                    unsigned m0, g0, m1, g1;
+                    NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(bb + j / 8);
+                    VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);
+                    s0 = NS_BLEND(ref, s0, wv, 0);
+                    s1 = NS_BLEND(ref, s1, wv, 1);
+                    NS_STEP(s0, 0, m0, g0);
+                    NS_STEP(s1, NS_X1, m1, g1);
+                    NS_COUNT2(m0, g0, m1, g1);
+                }
+                lanes += j;
+                NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));
+            }
+        }
+        /* NaN rows among the lanes; the lanes that held the reference row
+         * in place of a null or a pad come off. */
+#if NS_W == 16
+        int64_t nan = nanc;
+#else
+        int64_t nan = lanes - ordc;
+#endif
+        const int64_t replaced = lanes - valid;
+        if (NS_FN(ns_avx2_isnan_)(refb)) {
+            nan -= replaced;
+            if (refb >> (NS_W - 1))
+                negnan -= replaced;
+        }
+        counts[4 * p + 1] = rows - valid;
+        counts[4 * p + 2] = nan - negnan;
+        counts[4 * p + 3] = negnan;
+#if NS_X1
+        NS_MERGE;
+#endif
+        NS_FINISH(pk, valid - nan, nan);
+    }
+}
+
+#undef VT
+#undef NS_WV_T
+#undef NS_LOAD
+#undef NS_ACC_INIT
+#undef NS_CONSTS
+#undef NS_STEP
+#undef NS_STEP_
+#undef NS_X1
+#undef NS_MERGE
+#undef NS_COUNT
+#undef NS_COUNT2
+#undef NS_REF_SET1
+#undef NS_BLEND
+#undef NS_MASK_CONSTS
+#undef FBLEND_BITS
+#undef NS_TAIL
+#undef NS_ALL_LANES
+#undef NS_FINISH
+#if NS_W != 16
+#undef VF
+#undef CASTF
+#undef CASTI
+#undef FMIN
+#undef FMAX
+#undef FCMP
+#undef FAND
+#undef FOR
+#undef FBLENDV
+#undef FSET1
+#undef FMOVMSK
+#undef SLLV
+#undef SIGN_BIT
+#undef EXP_BITS
+#undef MANT_BITS
+#undef EXP_TOP
+#else
+#undef NS_C16
+#undef NS_NANLO16
+#endif
+#undef T
+#undef LANES
+#undef NS_CHUNK
