@@ -64,6 +64,7 @@ extensions = [
             "nanstats/_simd/scan.h",
             "nanstats/_simd/scan_levels.h",
             "nanstats/_simd/scan_template.h",
+            "nanstats/_simd/scan_avx2_template.h",
             "nanstats/_simd/scan_avx512_template.h",
             "build_probe.py",
         ],
