@@ -27,19 +27,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from nanstats.errors import NanstatsError
-from nanstats.lake.listing import list_parquet_files
+from nanstats.lake.listing import Listing, list_lake
 
 
 def _expand(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """(the Parquet files named by files and folders, [(path, error)] for missing ones)."""
+    """(the Parquet files named by files and folders, [(path, error)] for missing ones
+    and bad entries of folders); skipped non-files are noted on stderr."""
     files: list[str] = []
     missing: list[tuple[str, str]] = []
     for path in paths:
         if not os.path.exists(path):
             missing.append((path, f"no such file or folder: {path}"))
         else:
-            files += list_parquet_files(path)
+            listing = list_lake(path)
+            files += listing.files
+            missing += [(p.path, p.reason) for p in listing.problems if p.is_error]
+            _note_skipped(listing)
     return files, missing
+
+
+def _note_skipped(listing: Listing) -> None:
+    for problem in listing.problems:
+        if not problem.is_error:
+            print(f"nanstats: note: {problem.path}: {problem.reason}", file=sys.stderr)
 
 
 def _progress(files: list[str], args: argparse.Namespace, what: str) -> Any:
@@ -78,8 +88,9 @@ def _each(files: list[str], progress: Any, run: Any) -> list[tuple[str, Any, str
 def _inspect(args: argparse.Namespace) -> int:
     from nanstats.parquet.inspection import inspect
 
-    if len(args.paths) == 1 and not os.path.isdir(args.paths[0]):
-        report = inspect(args.paths[0])  # one file: errors go to main()
+    one = args.paths[0]
+    if len(args.paths) == 1 and (os.path.isfile(one) or not os.path.exists(one)):
+        report = inspect(one)  # one file: errors go to main()
         print(json.dumps(report.to_dict(), indent=1) if args.json else report)
         return 0
     files, failed = _expand(args.paths)
@@ -140,12 +151,16 @@ def _print_violations(violations: list[Any], checked: int) -> None:
         else "no violations"), highlight=False)
 
 
-def _pairs(src: str, dst: str) -> list[tuple[str, str]]:
+def _pairs(src: str, dst: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """([(source, destination)], [(path, error)] for bad entries of a source folder)."""
     if os.path.isdir(src):
-            return [(f, os.path.join(dst, os.path.relpath(f, src))) for f in list_parquet_files(src)]
+        listing = list_lake(src)
+        _note_skipped(listing)
+        return ([(f, os.path.join(dst, os.path.relpath(f, src))) for f in listing.files],
+                [(p.path, p.reason) for p in listing.problems if p.is_error])
     if not os.path.exists(src):
         raise FileNotFoundError(f"no such file or folder: {src}")
-    return [(src, dst)]
+    return [(src, dst)], []
 
 
 def _positive_int(text: str) -> int:
@@ -157,8 +172,7 @@ def _positive_int(text: str) -> int:
 def _upgrade(args: argparse.Namespace) -> int:
     from nanstats.parquet.upgrading import upgrade
 
-    pairs = _pairs(args.src, args.dst)
-    failed: list[tuple[str, str]] = []
+    pairs, failed = _pairs(args.src, args.dst)
     reports: list[dict[str, Any]] = []
     progress: Any = None
     if not args.json and len(pairs) > 1:
