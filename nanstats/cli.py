@@ -38,7 +38,7 @@ from nanstats.cli_output import (
     safe_text,
 )
 from nanstats.errors import NanstatsError
-from nanstats.lake.listing import list_parquet_files
+from nanstats.lake.listing import Listing, list_lake
 
 #: What a command may raise for one bad input: reported as an error naming
 #: the path, never as a traceback.
@@ -63,11 +63,25 @@ def _say(args: argparse.Namespace, message: str) -> None:
     print(f"nanstats {args.command}: {safe_text(message)}", file=sys.stderr)
 
 
+def _listed(path: str, doc: Document) -> Listing:
+    """The files under ``path``; entries that could not be listed become errors
+    of ``doc``, skipped non-files a note on stderr."""
+    listing = list_lake(path)
+    for problem in listing.problems:
+        if problem.is_error:
+            doc.error(problem.path, f"{problem.path}: {problem.reason}")
+        else:
+            print(f"nanstats: note: {safe_text(problem.path)}: {safe_text(problem.reason)}",
+                  file=sys.stderr)
+    return listing
+
+
 class _Inputs:
     """The Parquet files named by the PATH arguments, each with the name to show.
 
-    A missing path, or a folder without ``.parquet`` files, is an error (the
-    command has nothing to check there): exit status 2.
+    A missing path, a folder without ``.parquet`` files, or an entry that
+    could not be listed (an unreadable folder, a dangling link, a FIFO named
+    as a file) is an error: exit status 2.
     """
 
     def __init__(self, paths: Sequence[str], doc: Document) -> None:
@@ -77,18 +91,21 @@ class _Inputs:
         for path in paths:
             if not os.path.exists(path):
                 self._unusable(doc, path, f"{path}: no such file or folder")
-            elif os.path.isdir(path):
-                found = list_parquet_files(path)
-                if not found:
-                    self._unusable(doc, path, f"{path}: nothing to check, no .parquet files "
-                                   "in this folder")
-                for f in found:
-                    self.files.append(f)
-                    rel = os.path.relpath(f, path)
-                    self.shown[f] = rel if len(paths) == 1 else os.path.join(path, rel)
-            else:
-                self.files.append(path)
-                self.shown[path] = path
+                continue
+            before = len(doc.errors)
+            found = _listed(path, doc).files
+            self.unusable |= len(doc.errors) > before
+            if not os.path.isdir(path):
+                self.files += found
+                self.shown.update((f, f) for f in found)
+                continue
+            if not found and len(doc.errors) == before:
+                self._unusable(doc, path, f"{path}: nothing to check, no .parquet files "
+                               "in this folder")
+            for f in found:
+                self.files.append(f)
+                rel = os.path.relpath(f, path)
+                self.shown[f] = rel if len(paths) == 1 else os.path.join(path, rel)
 
     def _unusable(self, doc: Document, path: str, message: str) -> None:
         doc.error(path, message)
@@ -338,8 +355,9 @@ def _verdict(checked: int, findings: list[Any], by_severity: dict[str, int],
 def _upgrade_pairs(args: argparse.Namespace, doc: Document) -> list[tuple[str, str]]:
     src, dst = args.src, args.dst
     if os.path.isdir(src):
-        files = list_parquet_files(src)
-        if not files:
+        before = len(doc.errors)
+        files = _listed(src, doc).files
+        if not files and len(doc.errors) == before:
             doc.error(src, f"{src}: nothing to upgrade, no .parquet files in this folder")
         if os.path.isfile(dst):
             doc.error(dst, f"{dst}: is a file; the upgrade of a folder goes to a folder")

@@ -76,8 +76,11 @@ def set_threads(n: int | None) -> int:
         raise ValueError(f"threads must be at least 1, got {n}")
     with _lock:
         before, _threads = _threads, n
-        if _pool is not None and n != before:
-            _pool.shutdown(wait=False)
+        if n != before:
+            # Never shut a pool down here: a scan in another thread may hold
+            # it and still submit to it.  Dropped, it ends its threads once
+            # the last scan using it lets it go (ThreadPoolExecutor wakes its
+            # idle workers to exit when it is garbage collected).
             _pool = None
     return before
 

@@ -172,3 +172,109 @@ def test_record_arrays_keep_bits_and_refuse_other_types() -> None:
     assert record_schema(STATS_FIELDS).field("max_bits").type == pa.uint64()
     with pytest.raises(ValueError, match="another physical type than FLOAT"):
         record_arrays(cols, select("value"), value_type=pa.float32())
+
+
+# --- producers that break the C Data Interface (issue 17 item 8) -------------
+
+class Tampered:
+    """Exports ``obj`` through pyarrow, then edits the exported C struct.
+
+    The edits only touch fields the consumer reads; pyarrow's own release
+    callback (through ``private_data``) still frees what it allocated.
+    """
+
+    def __init__(self, obj: object, edit, stream: bool = False) -> None:
+        import ctypes
+
+        from nanstats.core import arrow_c
+
+        self._obj, self._edit, self._ctypes, self._c = obj, edit, ctypes, arrow_c
+        if stream:
+            self.__arrow_c_stream__ = self._stream
+        else:
+            self.__arrow_c_array__ = self._array
+
+    def _array(self, requested_schema=None):
+        schema, array = self._obj.__arrow_c_array__()
+        c = self._c
+        self._edit(c.ArrowSchema.from_address(c._capsule_pointer(schema, b"arrow_schema")),
+                   c.ArrowArray.from_address(c._capsule_pointer(array, b"arrow_array")))
+        return schema, array
+
+    def _stream(self, requested_schema=None):
+        capsule = self._obj.__arrow_c_stream__()
+        c = self._c
+        self._edit(c.ArrowArrayStream.from_address(
+            c._capsule_pointer(capsule, b"arrow_array_stream")))
+        return capsule
+
+
+def _release_null(_schema, array) -> None:
+    # What a consumer sees after the array was moved or released; pyarrow's
+    # buffers leak (the release callback is gone), which a test can afford.
+    array.release = None
+
+
+def _data_null(_schema, array) -> None:
+    array.buffers[1] = None
+
+
+def _validity_null(_schema, array) -> None:
+    array.buffers[0] = None
+
+
+def _one_buffer(_schema, array) -> None:
+    array.n_buffers = 1
+
+
+def _negative_length(_schema, array) -> None:
+    array.length = -5
+
+
+def _huge_offset(_schema, array) -> None:
+    array.offset = 2**62
+
+
+def _too_many_nulls(_schema, array) -> None:
+    array.null_count = array.length + 1
+
+
+def _schema_released(schema, _array) -> None:
+    schema.release = None
+
+
+@pytest.mark.parametrize("edit, message", [
+    (_release_null, "released"), (_data_null, "NULL data buffer"),
+    (_validity_null, "NULL validity buffer"), (_one_buffer, "1 buffers"),
+    (_negative_length, "malformed"), (_huge_offset, "malformed"),
+    (_too_many_nulls, "null_count"), (_schema_released, "schema is released")])
+def test_broken_arrays_are_refused_not_read(edit, message) -> None:
+    from nanstats.core.arrow_c import ArrowInterfaceError
+
+    arr = pa.array([1.0, None, 3.0, float("nan")])
+    with pytest.raises(ArrowInterfaceError, match=message):
+        nanstats.summary(Tampered(arr, edit))
+    assert nanstats.summary(Tampered(arr, lambda s, a: None)) == nanstats.summary(arr)
+
+
+def test_null_buffers_of_an_empty_array_are_fine() -> None:
+    def empty(_schema, array) -> None:
+        array.buffers[1] = None
+        array.buffers[0] = None
+
+    assert nanstats.summary(Tampered(pa.array([], pa.float64()), empty)).num_values == 0
+
+
+@pytest.mark.parametrize("field", ["get_schema", "get_next", "release"])
+def test_streams_with_null_callbacks_are_refused(field) -> None:
+    from nanstats.core.arrow_c import ArrowInterfaceError
+
+    def null(stream) -> None:
+        if field == "release":
+            stream.release = None
+        else:
+            setattr(stream, field, type(getattr(stream, field))())  # a NULL function pointer
+
+    chunked = pa.chunked_array([[1.0, 2.0]])
+    with pytest.raises(ArrowInterfaceError, match="NULL|released"):
+        nanstats.summary(Tampered(chunked, null, stream=True))

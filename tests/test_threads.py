@@ -98,3 +98,31 @@ def test_slice_keeps_validity_in_step() -> None:
         ) == nanstats.summary(values[4:9], None if inp.validity.size == 0 else valid[4:9])
     with pytest.raises(ValueError, match="not within"):
         from_numpy(values).slice(5, 11)
+
+
+def test_set_threads_never_breaks_a_running_scan(small_threshold) -> None:
+    # Issue 17 item 9: set_threads shut the shared pool down under scans in
+    # other threads ("cannot schedule new futures after shutdown").
+    import threading
+
+    values = np.random.default_rng(0).standard_normal(4096)
+    expected = nanstats.summary(values)
+    errors: list[BaseException] = []
+
+    def scan() -> None:
+        try:
+            for _ in range(200):  # each scan is split into 8 or 9 parts
+                assert nanstats.summary(values) == expected
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    scanners = [threading.Thread(target=scan) for _ in range(4)]
+    for t in scanners:
+        t.start()
+    i = 0
+    while any(t.is_alive() for t in scanners):
+        nanstats.set_threads(8 + i % 2)
+        i += 1
+    for t in scanners:
+        t.join()
+    assert not errors, errors[0]

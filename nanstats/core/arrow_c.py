@@ -109,7 +109,19 @@ _OTHER_NAMES = {b"n": "null", b"b": "bool", b"c": "int8", b"C": "uint8", b"s": "
                 b"u": "string", b"U": "large_string", b"z": "binary", b"Z": "large_binary"}
 
 
+class ArrowInterfaceError(ValueError):
+    """A producer handed over C Data Interface structs that break the interface.
+
+    What a consumer can check is checked before any buffer is read: a released
+    struct, NULL callbacks of a stream, the buffer count, NULL buffers behind a
+    non-empty array, counts that cannot be.  (The interface does not carry
+    buffer sizes, so a producer that lies about those cannot be caught here.)
+    """
+
+
 def _float_type(schema: ArrowSchema) -> FloatType:
+    if not schema.release:
+        raise ArrowInterfaceError("the Arrow schema is released (its release callback is NULL)")
     fmt = schema.format or b""
     ft = BY_C_FORMAT.get(fmt)
     if ft is None or schema.dictionary:
@@ -119,6 +131,9 @@ def _float_type(schema: ArrowSchema) -> FloatType:
         raise UnsupportedDtypeError(
             "nanstats reads Arrow float16/float32/float64 arrays (formats 'e', 'f', 'g'), "
             f"not {what}")
+    if schema.n_children != 0:
+        raise ArrowInterfaceError(f"an Arrow {ft.physical_type.lower()} schema with "
+                                  f"{schema.n_children} children")
     return ft
 
 
@@ -133,16 +148,33 @@ def _view(pointer: int, dtype: np.dtype[Any], count: int, owner: object) -> np.n
     return arr
 
 
+# Lengths and offsets past this would overflow byte counts (int64, 8-byte values).
+_MAX_ITEMS = 2**60
+
+
 def _kernel_input(ft: FloatType, array: ArrowArray, owner: object) -> KernelInput:
-    n, off = array.length, array.offset
-    if n < 0 or off < 0 or array.n_buffers != 2:
-        raise ValueError(f"malformed Arrow float array (length {n}, offset {off}, "
-                         f"{array.n_buffers} buffers)")
+    n, off, nulls = array.length, array.offset, array.null_count
+    what = f"Arrow {ft.physical_type.lower()} array (length {n}, offset {off})"
+    if not array.release:
+        raise ArrowInterfaceError(f"the {what} is released (its release callback is NULL)")
+    if n < 0 or off < 0 or n + off > _MAX_ITEMS:
+        raise ArrowInterfaceError(f"malformed {what}")
+    if array.n_buffers != 2 or not array.buffers:
+        raise ArrowInterfaceError(f"the {what} has {array.n_buffers} buffers"
+                                  f"{'' if array.buffers else ' (NULL)'}; a float array has 2")
+    if array.n_children != 0 or array.dictionary:
+        raise ArrowInterfaceError(f"the {what} has children or a dictionary")
+    if nulls < -1 or nulls > n:
+        raise ArrowInterfaceError(f"the {what} has null_count {nulls}")
     data = array.buffers[1]
-    bits = (np.zeros(n, ft.bits_dtype) if not data
-            else _view(data, ft.bits_dtype, off + n, owner)[off:])
     validity = array.buffers[0]
-    if not validity or array.null_count == 0:
+    if n > 0 and not data:
+        raise ArrowInterfaceError(f"the {what} has a NULL data buffer")
+    if nulls > 0 and not validity:
+        raise ArrowInterfaceError(f"the {what} has {nulls} nulls and a NULL validity buffer")
+    bits = (np.zeros(0, ft.bits_dtype) if n == 0
+            else _view(data, ft.bits_dtype, off + n, owner)[off:])
+    if not validity or nulls == 0:
         return KernelInput(ft, bits, _kernels.VALIDITY_NONE, NO_VALIDITY)
     bitmap = _view(validity, np.dtype(np.uint8), (off + n + 7) // 8, owner)
     return KernelInput(ft, bits, _kernels.VALIDITY_BITMAP, bitmap[off // 8:], off % 8)
@@ -162,6 +194,12 @@ def import_chunks(obj: Any) -> list[KernelInput]:
         capsule = obj.__arrow_c_stream__()
         stream = ArrowArrayStream.from_address(
             _capsule_pointer(capsule, b"arrow_array_stream"))
+        if not stream.release:
+            raise ArrowInterfaceError("the Arrow stream is released (its release callback "
+                                      "is NULL)")
+        if not stream.get_schema or not stream.get_next:
+            raise ArrowInterfaceError("the Arrow stream has a NULL get_schema or get_next "
+                                      "callback")
         owned_schema = _Owned(ArrowSchema(), _RELEASE_SCHEMA)
         _check(stream, stream.get_schema(ctypes.byref(stream),
                                          ctypes.byref(owned_schema.struct)))

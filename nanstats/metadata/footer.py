@@ -29,6 +29,8 @@ MAGIC = b"PAR1"
 MAGIC_ENCRYPTED = b"PARE"
 TAIL = 8  # footer length (u32 LE) + magic
 
+_ENCRYPTED = "nanstats does not read encrypted Parquet files"
+
 ColumnOrderKind = Literal["ieee754", "type_order", "undefined", "other"]
 
 
@@ -134,9 +136,8 @@ class Footer:
 def refuse_encrypted(footer: Footer, consequence: str) -> None:
     """UnsupportedParquetError when the file or one of its column chunks is encrypted.
 
-    A file with an encrypted footer cannot be read at all (:func:`read_footer`
-    refuses it); this catches the plaintext-footer mode and encrypted
-    column chunks.  ``consequence`` ends the message (what nanstats will not
+    :func:`read_footer` refuses encrypted files (either footer mode); this
+    catches encrypted column chunks in a footer that does not say so.  ``consequence`` ends the message (what nanstats will not
     do), which names the path and, for a chunk, its row group and column.
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
@@ -167,7 +168,7 @@ def read_footer(source: str | os.PathLike[str] | IO[bytes]) -> Footer:
 
     Raises ParquetFormatError (naming the path and byte offset) when the
     footer does not decode or does not fit the file, UnsupportedParquetError
-    when it is encrypted.
+    when it is encrypted (encrypted footer or plaintext footer alike).
 
     >>> import io, pyarrow as pa, pyarrow.parquet as papq
     >>> buffer = io.BytesIO()
@@ -190,12 +191,16 @@ def _read(f: IO[bytes], path: str) -> Footer:
     if size < len(MAGIC) + TAIL:
         raise ParquetFormatError(f"{size} bytes is too short for a Parquet file", path=path)
     f.seek(0)
-    if f.read(4) != MAGIC:
-        raise ParquetFormatError("does not start with the Parquet magic 'PAR1'", path=path, offset=0)
+    head = f.read(4)
     f.seek(size - TAIL)
     tail = f.read(TAIL)
-    if tail[4:] == MAGIC_ENCRYPTED:
-        raise UnsupportedParquetError(f"{path}: the footer is encrypted; nanstats cannot read it")
+    # An encrypted footer ('PARE' at both ends) is a valid file we cannot read:
+    # say so before any magic check calls it corrupt.
+    if MAGIC_ENCRYPTED in (head, tail[4:]):
+        raise UnsupportedParquetError(
+            f"{path}: the file is encrypted (encrypted footer, magic 'PARE'); {_ENCRYPTED}")
+    if head != MAGIC:
+        raise ParquetFormatError("does not start with the Parquet magic 'PAR1'", path=path, offset=0)
     if tail[4:] != MAGIC:
         raise ParquetFormatError("does not end with the Parquet magic 'PAR1'", path=path,
                                  offset=size - 4)
@@ -206,6 +211,11 @@ def _read(f: IO[bytes], path: str) -> Footer:
                                  path=path, offset=size - TAIL)
     f.seek(start)
     meta, used = decode(pq.FileMetaData, f.read(length), path=path, offset=start)
+    if meta.encryption_algorithm is not None:
+        # The plaintext-footer mode: FileMetaData names the algorithm and is
+        # followed by its signature (nonce and tag), so the lengths differ.
+        raise UnsupportedParquetError(
+            f"{path}: the file is encrypted (plaintext footer); {_ENCRYPTED}")
     if used != length:
         raise ParquetFormatError(f"FileMetaData takes {used} of the {length} footer bytes",
                                  path=path, offset=start)

@@ -23,6 +23,7 @@ Readers take it decoded once into columnar values, :class:`PageIndex`:
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -34,6 +35,9 @@ from nanstats.errors import ParquetFormatError
 from nanstats.metadata.convert import BOUNDARY_ORDER_NAMES
 from nanstats.metadata.footer import Footer
 from nanstats.metadata.thrift import RegionDecoder, decode, pq
+
+#: Page index ranges this close together are read in one read.
+COALESCE_GAP = 64 * 1024
 
 
 def read_page_index(f: IO[bytes] | None, footer: Footer, row_group: int, leaf: int, *,
@@ -144,10 +148,16 @@ def _int64s(values: list[int] | None) -> npt.NDArray[np.int64] | None:
 
 
 class PageIndexRegion:
-    """The bytes of every page index of a file, read at once (for reading many).
+    """The bytes of every page index of a file, read once (for reading many).
 
-    The region runs from the first ColumnIndex/OffsetIndex offset in the
-    footer to the footer itself; one read instead of two per column chunk.
+    Each column chunk's ColumnIndex and OffsetIndex ranges, as the footer
+    places them, are read; ranges are read together only when the gap between
+    them is small (at most :data:`COALESCE_GAP` bytes, and no larger than the
+    range after it), so the bytes read are at most twice what the footer
+    declares, wherever the indexes lie: a page index far from the footer, or
+    an offset pointing at the start of a large file, costs its own bytes, not
+    the bytes in between.  Ranges that lie outside the data region are not
+    read; :func:`read_page_index` refuses them when their chunk is asked for.
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
     >>> from nanstats.metadata.footer import read_footer
@@ -158,20 +168,47 @@ class PageIndexRegion:
     >>> with open(path, "rb") as f:
     ...     region = PageIndexRegion(f, footer)
     ...     from_file = [read_page_index(f, footer, 0, leaf) for leaf in (0, 1)]
-    >>> region.start < footer.metadata_offset
+    >>> 0 < region.bytes_read < footer.metadata_offset
     True
     >>> [region.read_page_index(footer, 0, leaf) for leaf in (0, 1)] == from_file
     True
     """
 
     def __init__(self, f: IO[bytes], footer: Footer) -> None:
-        starts = [o for rg in footer.metadata.row_groups or () for c in rg.columns or ()
-                  for o in (c.column_index_offset, c.offset_index_offset)
-                  if o is not None and 4 <= o < footer.metadata_offset]
-        self.start = min(starts, default=footer.metadata_offset)
-        f.seek(self.start)
-        self.decoder = RegionDecoder(f.read(footer.metadata_offset - self.start),
-                                     base=self.start, path=footer.path)
+        end = footer.metadata_offset
+        ranges = sorted((o, o + n) for rg in footer.metadata.row_groups or ()
+                        for c in rg.columns or ()
+                        for o, n in ((c.column_index_offset, c.column_index_length),
+                                     (c.offset_index_offset, c.offset_index_length))
+                        if o is not None and n is not None and 4 <= o and 0 < n
+                        and o + n <= end)
+        runs: list[list[int]] = []
+        for lo, hi in ranges:
+            if runs and lo - runs[-1][1] <= min(COALESCE_GAP, hi - lo):
+                runs[-1][1] = max(runs[-1][1], hi)
+            else:
+                runs.append([lo, hi])
+        self._starts = [lo for lo, _ in runs]
+        self._decoders = []
+        for lo, hi in runs:
+            f.seek(lo)
+            data = f.read(hi - lo)
+            if len(data) != hi - lo:
+                raise ParquetFormatError(f"the page index at bytes {lo}..{hi} is cut short: "
+                                         f"{len(data)} bytes read", path=footer.path, offset=lo)
+            self._decoders.append(RegionDecoder(data, base=lo, path=footer.path))
+
+    @property
+    def bytes_read(self) -> int:
+        """How many bytes were read (the page index ranges and the small gaps between)."""
+        return sum(len(d.data) for d in self._decoders)
+
+    def _decoder_for(self, offset: int, length: int) -> RegionDecoder | None:
+        i = bisect.bisect_right(self._starts, offset) - 1
+        if i < 0:
+            return None
+        decoder = self._decoders[i]
+        return decoder if offset + length <= decoder.base + len(decoder.data) else None
 
     def read_page_index(self, footer: Footer, row_group: int, leaf: int) -> tuple[pq.ColumnIndex | None, pq.OffsetIndex | None]:
         """As :func:`read_page_index`, from the region in memory."""
@@ -202,9 +239,10 @@ def _read(f: IO[bytes] | None, footer: Footer, offset: int | None, length: int |
         raise ParquetFormatError(
             f"{what}: offset {offset} and length {length} lie outside the region before the "
             f"footer (bytes 4..{footer.metadata_offset})", path=footer.path, offset=offset)
-    if region is not None and offset >= region.start:
-        return region.decoder.decode_at(cls, offset - region.start, length, what=what)
-    assert f is not None
+    decoder = None if region is None else region._decoder_for(offset, length)
+    if decoder is not None:
+        return decoder.decode_at(cls, offset - decoder.base, length, what=what)
+    assert f is not None, "every range in the data region is in the PageIndexRegion"
     f.seek(offset)
     obj: Any
     obj, _ = decode(cls, f.read(length), path=footer.path, offset=offset, what=what)

@@ -8,7 +8,8 @@ compact protocol does the same job more slowly.  Either way the objects are
 thriftpy2 structs, compared with ``==`` and printed field by field.
 
 Every decode is bounded: strings and lists can be no longer than the bytes
-they are read from, nesting is limited, and any failure becomes a
+they are read from, nesting is limited, the structures built are paid for by
+the bytes read (see :data:`STRUCTS_PER_BYTE`), and any failure becomes a
 :class:`~nanstats.errors.ParquetFormatError` naming the file and offset.
 
 >>> ph = pq.PageHeader(type=pq.PAGE_DATA, uncompressed_page_size=8, compressed_page_size=8)
@@ -20,6 +21,7 @@ they are read from, nesting is limited, and any failure becomes a
 from __future__ import annotations
 
 import os
+import threading
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import thriftpy2
@@ -51,10 +53,65 @@ _STRING, _STRUCT, _LIST = 11, 12, 15
 
 _specs: dict[type, tuple[Any, ...]] = {}
 
+#: At most one structure per this many bytes read (plus :data:`_STRUCT_SLACK`).
+#: A structure takes one byte at least (its stop byte) but costs a few hundred
+#: bytes of Python objects; a list of millions of empty structures would cost
+#: gigabytes before any check could see it is absurd.  Valid metadata stays
+#: far below one structure per two bytes (an empty ``TypeDefinedOrder`` in
+#: its ``ColumnOrder`` takes 3 bytes for 2 structures, but each such column
+#: also has its schema element, at least 5 bytes; a column chunk with its
+#: metadata takes 20 bytes at the very least).
+STRUCTS_PER_BYTE = 2
+_STRUCT_SLACK = 1024
+
+
+class _Budget:
+    """The structures one decode may still build, checked against the bytes read."""
+
+    __slots__ = ("built", "next_check", "tell", "start")
+
+    def __init__(self, tell: Any, start: int) -> None:
+        self.built = 0
+        self.next_check = _STRUCT_SLACK
+        self.tell = tell
+        self.start = start
+
+    def check(self) -> None:
+        allowed = (self.tell() - self.start) // STRUCTS_PER_BYTE + _STRUCT_SLACK
+        if self.built > allowed:
+            raise _TooManyStructs(self.built, self.tell() - self.start)
+        self.next_check = allowed
+
+
+class _TooManyStructs(Exception):
+    def __init__(self, built: int, used: int) -> None:
+        super().__init__(f"{built} structures in its first {used} bytes: more than valid "
+                         "metadata holds (a list of empty structures?)")
+        self.used = used
+
+
+_state = threading.local()
+
+
+def _budgeted(cls: type) -> type:
+    """A stand-in for ``cls`` that the C codec calls to build each struct.
+
+    It counts the structure against the running decode's budget, then builds
+    the thriftpy2 struct itself (so callers see ``cls`` instances only).
+    """
+    def __new__(_: type, **fields: Any) -> Any:
+        budget = _state.budget
+        budget.built += 1
+        if budget.built > budget.next_check:
+            budget.check()
+        return cls(**fields)
+
+    return type(f"Budgeted{cls.__name__}", (), {"__new__": __new__})
+
 
 def _type_args(ttype: int, arg: Any) -> Any:
     if ttype == _STRUCT:
-        return [arg, _spec(arg)]
+        return [_budgeted(arg), _spec(arg)]
     if ttype == _LIST:
         elem_type, elem_arg = arg if isinstance(arg, tuple) else (arg, None)
         elem_type = _STRING if elem_type == _BINARY_THRIFTPY else elem_type
@@ -98,18 +155,22 @@ def decode(
         if _fastbinary is not None:
             buf = _FastBuffer(data)
             prot = _FastProtocol(buf, string_length_limit=limit, container_length_limit=limit)
+            _state.budget = _Budget(buf._buffer.tell, 0)
             obj = _fastbinary.decode_compact(None, prot, [cls, _spec(cls)])
             used = buf._buffer.tell()
         else:  # pragma: no cover - exercised by the fallback test
             obj, used = _decode_pure(cls, data)
-    except ParquetFormatError:
-        raise
+    except _TooManyStructs as exc:
+        raise ParquetFormatError(f"{name}: {exc}", path=path,
+                                 offset=None if offset is None else offset + exc.used) from None
     except RecursionError:
         raise ParquetFormatError(f"{name}: nesting too deep", path=path, offset=offset) from None
     except Exception as exc:  # noqa: BLE001 - any codec failure means a corrupt structure
         raise ParquetFormatError(
             f"cannot decode {name} ({type(exc).__name__}: {exc})", path=path, offset=offset
         ) from None
+    finally:
+        _state.budget = None  # let the buffer go
     return obj, used
 
 
@@ -143,14 +204,20 @@ class RegionDecoder:
         assert self._buf is not None
         try:
             self._buf._buffer.seek(offset)
+            _state.budget = _Budget(self._buf._buffer.tell, offset)
             obj = _fastbinary.decode_compact(None, self._prot, [cls, _spec(cls)])
             used = self._buf._buffer.tell() - offset
+        except _TooManyStructs as exc:
+            raise ParquetFormatError(f"{name}: {exc}", path=self.path,
+                                     offset=where + exc.used) from None
         except RecursionError:
             raise ParquetFormatError(f"{name}: nesting too deep", path=self.path,
                                      offset=where) from None
         except Exception as exc:  # noqa: BLE001 - any codec failure means a corrupt structure
             raise ParquetFormatError(f"cannot decode {name} ({type(exc).__name__}: {exc})",
                                      path=self.path, offset=where) from None
+        finally:
+            _state.budget = None
         if used > length:
             raise ParquetFormatError(f"{name} takes {used} bytes, more than its {length}",
                                      path=self.path, offset=where)

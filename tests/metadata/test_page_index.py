@@ -65,3 +65,88 @@ def test_refuse_encrypted_names_path_row_group_and_column(path) -> None:
     footer.metadata.encryption_algorithm = object()
     with pytest.raises(UnsupportedParquetError, match="plaintext footer"):
         refuse_encrypted(footer, "never")
+
+
+GAP = 256 * 2**20  # sparse: costs no disk
+
+
+def _with_gap_before_footer(src: str, dst: str, edit=None) -> None:
+    """``src`` with GAP zero bytes between its page index and its footer.
+
+    The footer's offsets all lie before the gap, so they stay right; ``edit``
+    may change the decoded footer first.
+    """
+    from nanstats.metadata.thrift import encode
+
+    footer = read_footer(src)
+    with open(src, "rb") as f:
+        head = f.read(footer.metadata_offset)
+    if edit is not None:
+        edit(footer.metadata)
+    raw = encode(footer.metadata)
+    with open(dst, "wb") as f:
+        f.write(head)
+        f.seek(GAP, 1)
+        f.write(raw + len(raw).to_bytes(4, "little") + b"PAR1")
+
+
+def _peak(run):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = run()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_page_index_far_from_the_footer_reads_only_its_bytes(path, tmp_path) -> None:
+    # Item 6 of issue 17: the region ran from the lowest page-index offset to
+    # the footer, so a gap there (legal) was read, and allocated, whole.
+    from nanstats.parquet import inspect, verify
+
+    far = str(tmp_path / "far.parquet")
+    _with_gap_before_footer(path, far)
+    report, peak = _peak(lambda: inspect(far))
+    assert peak < 16 * 2**20
+    assert report.columns == inspect(path).columns
+    _, peak = _peak(lambda: verify(far))
+    assert peak < 16 * 2**20
+    footer = read_footer(far)
+    with open(far, "rb") as f:
+        region, peak = _peak(lambda: PageIndexRegion(f, footer))
+    assert region.bytes_read < 4096 and peak < 2**20
+    assert region.page_index(footer, 0, 0).null_counts.tolist() == [1, 1, 0]
+
+
+def test_a_hostile_page_index_offset_costs_only_its_declared_bytes(path, tmp_path) -> None:
+    from nanstats.errors import ParquetFormatError
+    from nanstats.parquet import inspect
+
+    def at_start(meta) -> None:
+        meta.row_groups[0].columns[0].column_index_offset = 4
+
+    bad = str(tmp_path / "bad.parquet")
+    _with_gap_before_footer(path, bad, at_start)
+    caught, peak = _peak(lambda: pytest.raises(ParquetFormatError, inspect, bad))
+    assert peak < 16 * 2**20 and "ColumnIndex" in str(caught.value)
+    footer = read_footer(bad)
+    with open(bad, "rb") as f:
+        assert PageIndexRegion(f, footer).bytes_read < 4096
+
+
+def test_nearby_ranges_are_read_together_far_ones_apart(tmp_path) -> None:
+    p = tmp_path / "many.parquet"
+    papq.write_table(pa.table({"x": np.arange(1000.0), "y": np.arange(1000.0)}), p,
+                     write_page_index=True, row_group_size=100)
+    footer = read_footer(str(p))
+    with open(p, "rb") as f:
+        region = PageIndexRegion(f, footer)
+        declared = sum(n for rg in footer.row_groups for c in rg.columns
+                       for n in (c.column_index_length, c.offset_index_length))
+        assert len(region._decoders) == 1 and region.bytes_read == declared
+        for g in range(10):
+            for leaf in range(2):
+                assert region.read_page_index(footer, g, leaf) == read_page_index(f, footer, g,
+                                                                                   leaf)

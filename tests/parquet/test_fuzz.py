@@ -342,3 +342,138 @@ def test_seeds_are_readable(seeds, tmp_path) -> None:
         assert inspect(path).columns
         assert {v.kind for v in verify(path)} <= {"missing_nan_count", "missing_nan_counts"}
     assert verify(tmp_path / "ieee.parquet") == []
+
+
+# --- scale: what small mutated files cannot reach (issue 17 items 5 and 6) ----
+
+#: Scale cases run in the suite with these sizes; ``make fuzz`` draws up to the larger.
+SCALE = {"empty_structures": (20_000, 2_000_000), "gap": (64 << 20, 4 << 30)}
+
+
+def _scale(name: str) -> int:
+    small, large = SCALE[name]
+    return large if FUZZ else small
+
+
+def _with_footer(data: bytes, footer_offset: int, meta: Any) -> bytes:
+    raw = encode(meta)
+    return data[:footer_offset] + raw + struct.pack("<I", len(raw)) + b"PAR1"
+
+
+EMPTY_LISTS = ["row_groups", "schema", "key_value_metadata", "column_orders", "columns",
+               "encoding_stats", "page_locations"]
+
+
+@st.composite
+def empty_structure_lists(draw: Any, data: bytes) -> tuple[bytes, int]:
+    """A footer (or OffsetIndex) with a long list of empty structures somewhere."""
+    import io
+
+    from nanstats.metadata.thrift import pq
+
+    footer = read_footer(io.BytesIO(data))
+    meta = copy.deepcopy(footer.metadata)
+    where = draw(st.sampled_from(EMPTY_LISTS))
+    n = draw(st.integers(1, _scale("empty_structures")))
+    rg = meta.row_groups[draw(st.integers(0, len(meta.row_groups) - 1))]
+    chunk = rg.columns[draw(st.integers(0, len(rg.columns) - 1))]
+    empty = {"row_groups": pq.RowGroup, "schema": pq.SchemaElement, "key_value_metadata":
+             pq.KeyValue, "column_orders": pq.ColumnOrder, "columns": pq.ColumnChunk,
+             "encoding_stats": pq.PageEncodingStats, "page_locations": pq.PageLocation}[where]()
+    at = draw(st.integers(0, 3))  # where in the list the empty ones go
+    if where == "page_locations":
+        raw = encode(pq.OffsetIndex(page_locations=[empty] * n))
+        chunk.offset_index_offset, chunk.offset_index_length = footer.metadata_offset, len(raw)
+        return _with_footer(data[:footer.metadata_offset] + raw, footer.metadata_offset
+                            + len(raw), meta), n
+    owner = {"columns": rg, "encoding_stats": chunk.meta_data}.get(where, meta)
+    values = list(getattr(owner, where) or [])
+    setattr(owner, where, values[:at] + [empty] * n + values[at:])
+    return _with_footer(data, footer.metadata_offset, meta), n
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_scale_empty_structure_lists(seeds, seed, tmp_path) -> None:
+    """Lists of up to millions of empty structures: refused or read, in bounded time and memory."""
+    import time
+
+    path = str(tmp_path / "many.parquet")
+
+    @fuzz_settings(8)
+    @given(case=empty_structure_lists(seeds[seed]))
+    def run(case: tuple[bytes, int]) -> None:
+        data, _ = case
+        start = time.perf_counter()
+        check_readers(data, path)
+        assert time.perf_counter() - start < 5
+
+    run()
+
+
+@st.composite
+def far_page_indexes(draw: Any, data: bytes) -> bytes:
+    """A legal gap between the page index and the footer; perhaps a hostile index offset."""
+    import io
+
+    footer = read_footer(io.BytesIO(data))
+    meta = copy.deepcopy(footer.metadata)
+    if draw(st.booleans()):
+        chunks = [c for rg in meta.row_groups for c in rg.columns]
+        chunk = chunks[draw(st.integers(0, len(chunks) - 1))]
+        field = draw(st.sampled_from(["column_index_offset", "offset_index_offset"]))
+        setattr(chunk, field, draw(st.sampled_from([4, 5, footer.metadata_offset - 1])))
+    gap = draw(st.integers(1, _scale("gap")))
+    return (footer.metadata_offset, gap, encode(meta))  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_scale_page_index_far_from_the_footer(seeds, seed, tmp_path) -> None:
+    """Gigabytes of (sparse) gap before the footer cost nothing to inspect, verify, upgrade."""
+    path = str(tmp_path / "far.parquet")
+    data = seeds[seed]
+
+    @fuzz_settings(6)
+    @given(case=far_page_indexes(data))
+    def run(case: tuple[int, int, bytes]) -> None:
+        offset, gap, raw = case
+        with open(path, "wb") as f:  # sparse: the gap takes no disk
+            f.write(data[:offset])
+            f.seek(gap, 1)
+            f.write(raw + struct.pack("<I", len(raw)) + b"PAR1")
+        tracemalloc.start()
+        try:
+            for reader in (read_footer, inspect, verify, upgrade_both_ways):
+                try:
+                    reader(path)
+                except EXPECTED:
+                    pass
+                _, peak = tracemalloc.get_traced_memory()
+                assert peak < MEMORY_LIMIT, f"{reader.__name__} allocated {peak} bytes"
+        finally:
+            tracemalloc.stop()
+
+    run()
+
+
+def test_scale_large_legal_footer(tmp_path) -> None:
+    """Many row groups, columns and pages: read in time and memory linear in the footer."""
+    import time
+
+    columns, groups = (400, 50) if FUZZ else (60, 12)
+    t = pa.table({f"c{i}": np.arange(groups * 8, dtype=np.float64) for i in range(columns)})
+    path = str(tmp_path / "wide.parquet")
+    papq.write_table(t, path, row_group_size=8, write_page_index=True, data_page_size=16,
+                     write_batch_size=2)
+    footer = read_footer(path)
+    tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        report = inspect(path)
+        elapsed = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(report.columns) == columns and footer.num_row_groups == groups
+    assert all(len(c.row_groups[0].pages) == 4 for c in report.columns)
+    assert peak < 64 << 20 or peak < 400 * footer.metadata_length, peak
+    assert elapsed < 0.5 + columns * groups * 2e-3, elapsed
