@@ -8,9 +8,13 @@ STAMP  := $(VENV)/.installed-stamp
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
+# The distribution is parquet-nanstats (`nanstats` on PyPI is another project);
+# a venv made before the rename has it installed as `nanstats`: removed first.
+DIST := parquet-nanstats
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip uninstall --quiet --yes nanstats 2>/dev/null || true
 	$(PY) -m pip install --quiet "setuptools>=70" "Cython>=3.1" "numpy>=2.0,!=2.5.0"
 	$(PY) -m pip install --quiet --no-build-isolation -e ".[test]"
 	touch $(STAMP)
@@ -47,6 +51,7 @@ check-install:
 	$(PYTHON) -m venv $(CHECK_DIR)/venv
 	$(CHECK_PY) -m pip install --quiet --upgrade pip
 	$(CHECK_PY) -m pip install --quiet .
+	$(CHECK_PY) -m pip show $(DIST) >/dev/null
 	cd $(CHECK_DIR) && ! $(CHECK_PY) -c "import pandas" 2>/dev/null
 	cd $(CHECK_DIR) && venv/bin/nanstats --help >/dev/null
 	cd $(CHECK_DIR) && $(CHECK_PY) -c "import pyarrow as pa, pyarrow.parquet as pq; \
@@ -58,7 +63,7 @@ check-install:
 	cd $(CHECK_DIR) && venv/bin/nanstats prune upgraded.parquet --where "x > 0.5" >/dev/null
 	$(CHECK_PY) -m pip install --quiet ".[spark]"
 	cd $(CHECK_DIR) && $(CHECK_PY) -c "import nanstats.spark"
-	@echo "check-install: a plain install runs every command; the spark extra imports nanstats.spark"
+	@echo "check-install: a plain install of $(DIST) runs every command; the spark extra imports nanstats.spark"
 
 # The Parquet readers against many corrupt footers and page indexes (random;
 # the suite runs a small fixed set).  NANSTATS_FUZZ_EXAMPLES=N per test.
