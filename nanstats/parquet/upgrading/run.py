@@ -125,7 +125,7 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     ``writev``, ``fdatasync``, ``copy_file_range``: macOS, Windows), a
     portable stand-in takes its place, with the same output;
     ``NANSTATS_PORTABLE_IO=1`` forces every stand-in (see
-    :mod:`nanstats.parquet.upgrading.io_calls`).
+    ``nanstats.parquet.upgrading.io_calls``).
 
     Raises UnsupportedParquetError for encrypted files, ParquetFormatError
     for corrupt ones, ValueError when ``src`` and ``dst`` are the same file.
