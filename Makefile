@@ -8,9 +8,13 @@ STAMP  := $(VENV)/.installed-stamp
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
+# The distribution is parquet-nanstats (`nanstats` on PyPI is another project);
+# a venv made before the rename has it installed as `nanstats`: removed first.
+DIST := parquet-nanstats
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip uninstall --quiet --yes nanstats 2>/dev/null || true
 	$(PY) -m pip install --quiet "setuptools>=70" "Cython>=3.1" "numpy>=2.0,!=2.5.0"
 	$(PY) -m pip install --quiet --no-build-isolation -e ".[test]"
 	touch $(STAMP)
@@ -47,6 +51,7 @@ check-install:
 	$(PYTHON) -m venv $(CHECK_DIR)/venv
 	$(CHECK_PY) -m pip install --quiet --upgrade pip
 	$(CHECK_PY) -m pip install --quiet .
+	$(CHECK_PY) -m pip show $(DIST) >/dev/null
 	cd $(CHECK_DIR) && ! $(CHECK_PY) -c "import pandas" 2>/dev/null
 	cd $(CHECK_DIR) && venv/bin/nanstats --help >/dev/null
 	cd $(CHECK_DIR) && $(CHECK_PY) -c "import pyarrow as pa, pyarrow.parquet as pq; \
@@ -58,7 +63,7 @@ check-install:
 	cd $(CHECK_DIR) && venv/bin/nanstats prune upgraded.parquet --where "x > 0.5" >/dev/null
 	$(CHECK_PY) -m pip install --quiet ".[spark]"
 	cd $(CHECK_DIR) && $(CHECK_PY) -c "import nanstats.spark"
-	@echo "check-install: a plain install runs every command; the spark extra imports nanstats.spark"
+	@echo "check-install: a plain install of $(DIST) runs every command; the spark extra imports nanstats.spark"
 
 # The Parquet readers against many corrupt footers and page indexes (random;
 # the suite runs a small fixed set).  NANSTATS_FUZZ_EXAMPLES=N per test.
@@ -145,3 +150,28 @@ test-clang: $(STAMP)
 
 test-portable: $(STAMP)
 	$(call kernel_build_and_test,portable,NANSTATS_PORTABLE=1)
+
+# The C kernel levels for aarch64 (NEON through GCC vector extensions):
+# tools/cross_kernels.py probes gcc-aarch64-linux-gnu as setup.py would,
+# compiles the C sources of the levels it decides to object files, and runs
+# tests/c/scan_exactness.c (every level against a scalar reference on random
+# bit patterns) under qemu-user, which must give this machine's digests.
+# CI=true installs the cross compiler and qemu-user with apt-get when missing;
+# elsewhere a missing qemu-user means compiled only.
+AARCH64_CC := aarch64-linux-gnu-gcc
+.PHONY: test-aarch64
+test-aarch64: $(STAMP)
+	@command -v $(AARCH64_CC) >/dev/null && command -v qemu-aarch64 >/dev/null || { \
+		if [ "$$CI" = true ]; then $$(command -v sudo) apt-get install -y gcc-aarch64-linux-gnu qemu-user; \
+		elif ! command -v $(AARCH64_CC) >/dev/null; then \
+			echo "$(AARCH64_CC) is not installed (CI=true installs it with apt-get)"; exit 1; fi; }
+	$(PY) tools/cross_kernels.py --cc $(AARCH64_CC) --out $(KERNEL_BUILDS)/aarch64 \
+		$$(command -v qemu-aarch64 >/dev/null && echo --run qemu-aarch64)
+
+# Every upgrade test with the portable system calls forced (NANSTATS_PORTABLE_IO=1:
+# what macOS and Windows run); each upgrade is also repeated with the native
+# calls and must write the same bytes (tests/parquet/conftest.py).
+.PHONY: test-portable-io
+test-portable-io: build
+	NANSTATS_PORTABLE_IO=1 $(PY) -m pytest -q -p no:cacheprovider tests/parquet tests/test_cli.py
+

@@ -9,17 +9,19 @@ moved; the other functions write what follows the chunks.
 >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
 >>> from nanstats.metadata.footer import read_footer
 >>> from nanstats.parquet.upgrading.plan import read_chunk
+>>> from nanstats.parquet.upgrading.io_calls import io_calls
 >>> from nanstats.parquet.upgrading.writer import Writer
 >>> d = tempfile.mkdtemp()
 >>> path = os.path.join(d, "t.parquet")
 >>> papq.write_table(pa.table({"x": [1.0, np.nan]}), path)
 >>> footer = read_footer(path)
 >>> with open(path, "rb") as f, open(os.path.join(d, "out"), "wb") as out:
-...     w = Writer(out.fileno(), f.fileno())
+...     w = Writer(out.fileno(), io_calls().open_reader(path, f.fileno()))
 ...     _ = w.write(b"PAR1")
 ...     ch = read_chunk(f, footer, 0, footer.columns[0])
 ...     write_chunk(w, ch)     # copied as it was: same place, same size
 ...     w.flush()
+...     w.close()
 >>> ch.new.meta_data.data_page_offset == ch.old.meta_data.data_page_offset, w.pos == ch.start + ch.length
 (True, True)
 """

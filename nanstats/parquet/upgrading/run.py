@@ -54,6 +54,7 @@ from nanstats.parquet.string_stats import (
     string_stats_for_array,
 )
 from nanstats.parquet.upgrading import layout
+from nanstats.parquet.upgrading.io_calls import IOCalls, io_calls
 from nanstats.parquet.upgrading.plan import (
     Chunk,
     float_statistics,
@@ -120,6 +121,12 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     reads with ``pread``; the output is byte for byte the same.  About two
     row groups of decoded values are held at a time.
 
+    Where the platform lacks a system call the fast path uses (``pread``,
+    ``writev``, ``fdatasync``, ``copy_file_range``: macOS, Windows), a
+    portable stand-in takes its place, with the same output;
+    ``NANSTATS_PORTABLE_IO=1`` forces every stand-in (see
+    ``nanstats.parquet.upgrading.io_calls``).
+
     Raises UnsupportedParquetError for encrypted files, ParquetFormatError
     for corrupt ones, ValueError when ``src`` and ``dst`` are the same file.
     See the module example.
@@ -139,17 +146,26 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     src, dst = os.fspath(src), os.fspath(dst)
     if same_file(src, dst):
         raise ValueError(f"upgrade writes a new file: src and dst are the same file ({src!r})")
-    with new_file(dst) as fd, open(src, "rb") as f:
-        source = map_source(src) if memory_map else None
-        w = Writer(fd, f.fileno(), source)
+    return _upgrade_with(src, dst, _Settings(order, policy, truncate), progress, memory_map,
+                         io_calls())
+
+
+def _upgrade_with(src: str, dst: str, settings: _Settings, progress: Any, memory_map: bool,
+                  calls: IOCalls) -> UpgradeReport:
+    """The upgrade itself, through the system calls ``calls``."""
+    with new_file(dst, calls) as fd, open(src, "rb") as f:
+        source = map_source(src) if memory_map and calls.memory_map else None
+        w = Writer(fd, calls.open_reader(src, f.fileno()), source, calls)
         try:
-            report = _rewrite(f, src, w, dst, _Settings(order, policy, truncate), progress,
-                              source)
+            report = _rewrite(f, src, w, dst, settings, progress, source)
             w.flush()
         finally:
-            w.wait_for_writeback()
-            if source is not None:
-                source.close()
+            try:
+                w.wait_for_writeback()
+            finally:
+                w.close()
+                if source is not None:
+                    source.close()
     return report
 
 

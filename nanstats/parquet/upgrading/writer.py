@@ -6,17 +6,21 @@ directory of ``dst`` and, when its block ends without an error, fsyncs it,
 renames it over ``dst`` and fsyncs the directory; on any error the
 temporary file is removed and ``dst`` is left as it was.  :class:`Writer`
 appends to it: new bytes and copies of source ranges, queued and written
-with ``writev``.
+with ``writev``.  Every system call goes through the
+:class:`~nanstats.parquet.upgrading.io_calls.IOCalls` given (the native
+calls by default; see :mod:`~nanstats.parquet.upgrading.io_calls`).
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
 >>> src, dst = os.path.join(d, "src"), os.path.join(d, "dst")
 >>> with open(src, "wb") as out:
 ...     _ = out.write(b"0123456789")
+>>> calls = io_calls()
 >>> with new_file(dst) as fd, open(src, "rb") as f:
-...     w = Writer(fd, f.fileno())
+...     w = Writer(fd, calls.open_reader(src, f.fileno()), calls=calls)
 ...     w.write(b"<"), w.copy(2, 3, src), w.write(b">")
 ...     w.flush()
+...     w.close()
 (0, 1, 4)
 >>> import pathlib
 >>> pathlib.Path(dst).read_bytes(), sorted(os.listdir(d))
@@ -27,17 +31,17 @@ from __future__ import annotations
 
 import itertools
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from nanstats.errors import ParquetFormatError
 from nanstats.parquet.source_map import SourceMap
+from nanstats.parquet.upgrading.io_calls import O_BINARY, IOCalls, SourceReader, io_calls
 
 _BATCH = 1 << 24  # bytes queued before a write; larger pieces go by copy_file_range
-_IOV_MAX = 1024
-_HAS_PREADV = hasattr(os, "preadv")
+_NATIVE = io_calls(portable=False)
 
 
 def same_file(a: str, b: str) -> bool:
@@ -55,22 +59,21 @@ def same_file(a: str, b: str) -> bool:
 
 
 @contextmanager
-def new_file(dst: str) -> Iterator[int]:
+def new_file(dst: str, calls: IOCalls = _NATIVE) -> Iterator[int]:
     """A temporary file beside ``dst`` (its descriptor), renamed over ``dst`` when complete.
 
-    Created with the permissions a new file gets (0o666 less the umask);
-    fsynced before the rename, the directory fsynced after it.  On an error
-    the temporary file is removed and ``dst`` untouched.  See the module
-    example.
+    Created with the permissions a new file gets (``0o666`` less the umask,
+    applied by the system as for any new file: no umask to look up);
+    made durable (``calls.sync_file``) before the rename, the directory
+    fsynced after it.  On an error the temporary file is removed and
+    ``dst`` untouched.  See the module example.
     """
     directory = os.path.dirname(os.path.abspath(dst))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(dst)}.",
-                               suffix=".nanstats-tmp")
+    fd, tmp = _create_temporary(directory, f".{os.path.basename(dst)}.")
     try:
         try:
-            os.fchmod(fd, 0o666 & ~_umask())
             yield fd
-            os.fsync(fd)
+            calls.sync_file(fd)
         finally:
             os.close(fd)
         os.replace(tmp, dst)
@@ -83,17 +86,16 @@ def new_file(dst: str) -> Iterator[int]:
     _fsync_directory(directory)
 
 
-def _umask() -> int:
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except OSError:  # pragma: no cover - not Linux
-        pass
-    mask = os.umask(0o022)  # pragma: no cover
-    os.umask(mask)  # pragma: no cover
-    return mask  # pragma: no cover
+def _create_temporary(directory: str, prefix: str) -> tuple[int, str]:
+    """A new file of a name nobody else has, opened for writing (as mkstemp, but mode 0o666)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY
+    for _ in range(100):
+        path = os.path.join(directory, f"{prefix}{secrets.token_hex(4)}.nanstats-tmp")
+        try:
+            return os.open(path, flags, 0o666), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {directory!r}")  # pragma: no cover
 
 
 def _fsync_directory(directory: str) -> None:
@@ -117,21 +119,25 @@ class Writer:
     new page headers interleaved with the page payloads, taken straight
     from the memory-mapped source when there is one (``source``, see
     ``nanstats.parquet.source_map``; its ranges are populated by the
-    caller), else read a stretch at a time with one ``pread`` into a reused
-    buffer.  A piece larger than the batch (a chunk kept as it is) is
-    copied by the kernel (``os.copy_file_range``) where the platform allows.
-    Between row groups, :meth:`start_writeback` has a background thread
-    ``fdatasync`` what was written so far, so that the final ``fsync`` has
-    little left to do.
+    caller), else read a stretch at a time with one ``pread`` (``reader``)
+    into a reused buffer.  A piece larger than the batch (a chunk kept as
+    it is) is copied by the kernel (``os.copy_file_range``) where the
+    platform allows.  Between row groups, :meth:`start_writeback` has a
+    background thread ``fdatasync`` what was written so far, so that the
+    final ``fsync`` has little left to do.  ``calls`` chooses the system
+    calls (:func:`~nanstats.parquet.upgrading.io_calls.io_calls`);
+    :meth:`close` closes the reader.
     """
 
-    def __init__(self, fd: int, src_fd: int, source: SourceMap | None = None) -> None:
-        self.fd, self.src_fd = fd, src_fd
+    def __init__(self, fd: int, reader: SourceReader, source: SourceMap | None = None,
+                 calls: IOCalls = _NATIVE) -> None:
+        self.fd, self.reader = fd, reader
         self.source = source
+        self.calls = calls
         self.pos = 0
         self.segments: list[bytes | tuple[int, int, str]] = []
         self.queued = 0
-        self.kernel_copy = hasattr(os, "copy_file_range")
+        self.kernel_copy = calls.copy_file_range
         self._sync: Any = None
         self._executor: Any = None
         # One read buffer, reused: fresh memory for every batch costs a page
@@ -144,12 +150,7 @@ class Writer:
             self._buffer = memoryview(bytearray(length))
         got = 0
         while got < length:
-            if _HAS_PREADV:
-                n = os.preadv(self.src_fd, [self._buffer[got:length]], offset + got)
-            else:  # no preadv on this platform: read, then copy in
-                data = os.pread(self.src_fd, length - got, offset + got)
-                n = len(data)
-                self._buffer[got:got + n] = data
+            n = self.reader.read_into(self._buffer[got:length], offset + got)
             if n == 0:
                 break
             got += n
@@ -185,12 +186,12 @@ class Writer:
             n = 0
             if self.kernel_copy:
                 try:
-                    n = os.copy_file_range(self.src_fd, self.fd, end - offset, offset)
+                    n = os.copy_file_range(self.reader.fd, self.fd, end - offset, offset)
                 except OSError:  # another file system, or not supported here
                     self.kernel_copy = False
                     continue
             else:
-                data = os.pread(self.src_fd, min(end - offset, _BATCH), offset)
+                data = self.reader.read(min(end - offset, _BATCH), offset)
                 n = len(data)
                 self._write_all([data])
             if n == 0:
@@ -198,17 +199,8 @@ class Writer:
             offset += n
 
     def _write_all(self, iov: list[Any]) -> None:
-        """writev every buffer, resuming after partial writes."""
-        views = [memoryview(b) for b in iov if len(b)]
-        while views:
-            batch = views[:_IOV_MAX]
-            written = os.writev(self.fd, batch)
-            while written and views:
-                if written >= len(views[0]):
-                    written -= len(views.pop(0))
-                else:
-                    views[0] = views[0][written:]
-                    written = 0
+        """Write every buffer, resuming after partial writes (``writev`` where there is one)."""
+        self.calls.write_all(self.fd, iov)
 
     def flush(self) -> None:
         """Write out everything queued."""
@@ -277,7 +269,7 @@ class Writer:
             from concurrent.futures import ThreadPoolExecutor
 
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="nanstats-writeback")
-        self._sync = self._executor.submit(os.fdatasync, self.fd)
+        self._sync = self._executor.submit(self.calls.sync_data, self.fd)
 
     def wait_for_writeback(self) -> None:
         """Wait for the background fdatasync (raising its error) and stop the thread."""
@@ -288,3 +280,7 @@ class Writer:
         finally:
             self._executor.shutdown()
             self._executor = None
+
+    def close(self) -> None:
+        """Close the reader (not the descriptors the writer was given)."""
+        self.reader.close()
