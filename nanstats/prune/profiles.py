@@ -130,17 +130,19 @@ PROFILES: dict[str, EngineProfile] = {
         "polars", "nan_greatest", float_literal="column", int_literal="column",
         is_nan_null="null", description="Polars expressions (is_in promotes to float64)"),
     "numpy": EngineProfile(
-        "numpy", "ieee", float_literal="column", int_literal="column", in_literal="column",
+        "numpy", "ieee", float_literal="column", int_literal="column",
         description="numpy 2 comparisons (NEP 50: Python scalars take the array's type); "
-                    "in is np.isin"),
+                    "in is np.isin (its list is a float64 array)"),
     "arrow": EngineProfile(
         "arrow", "ieee", int_literal="column_exact", in_literal="column",
         membership="identical", is_nan_null="null",
         description="pyarrow.compute (is_in casts the value set to the column's type)"),
     "pandas": EngineProfile(
-        "pandas", "ieee", float_literal="column", in_literal="column", membership="nan_equal",
+        "pandas", "ieee", float_literal="column", int_literal="column",
+        membership="nan_equal",
         nan_is_missing=True,
-        description="pandas, numpy-backed float columns (nulls are NaN; isna, isin)"),
+        description="pandas, numpy-backed float columns (nulls are NaN; isna; isin "
+                    "compares in float64, every NaN alike)"),
 }
 
 #: Engine names that are refused, and why.
