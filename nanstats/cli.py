@@ -4,7 +4,8 @@
     nanstats verify PATH... [--json]                          (files or folders)
     nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N] [--no-memory-map]
                                                               (files or folders)
-    nanstats prune FILE --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
+    nanstats prune FILE --where "x > 1.5" [--semantics nan_greatest | --engine duckdb]
+                   [--explain] [--json]
 
 A folder stands for every ``.parquet`` file under it; with several files a
 progress bar runs on stderr (not with ``--json``).
@@ -28,6 +29,7 @@ from typing import Any
 
 from nanstats.errors import NanstatsError
 from nanstats.lake.listing import list_parquet_files
+from nanstats.prune.profiles import ENGINES
 
 
 def _expand(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -205,7 +207,7 @@ def _upgrade(args: argparse.Namespace) -> int:
 def _prune(args: argparse.Namespace) -> int:
     from nanstats.prune.files import explain
 
-    report = explain(args.file, args.where, semantics=args.semantics)
+    report = explain(args.file, args.where, semantics=args.engine or args.semantics)
     if args.json:
         print(json.dumps(report.to_dict(), indent=1, default=str))
         return 0
@@ -257,6 +259,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--semantics", default="nan_greatest",
                    choices=["nan_greatest", "ieee", "nan_least", "total_order"],
                    help="how the reading engine compares NaN (default: Spark's nan_greatest)")
+    r.add_argument("--engine", choices=list(ENGINES),
+                   help="the engine that reads the file: its measured profile (NaN order, "
+                   "literal typing, is_nan(null), membership); overrides --semantics")
     r.add_argument("--explain", action="store_true", help="why each scope is kept or skipped")
     r.add_argument("--json", action="store_true", help="machine-readable output")
     r.set_defaults(run=_prune)

@@ -30,9 +30,9 @@ from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
 from nanstats.prune.files import pages
 from nanstats.prune.parser import as_predicate
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.results import Ranges, RowSelection
 from nanstats.prune.row_filter import filter_mask
-from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.semantics import DEFAULT_SEMANTICS
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from nanstats.prune.expressions import Expr
 from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.visitor import ExprVisitor
 
-_DTYPES = {16: np.float16, 32: np.float32}
+_DTYPES: dict[int, type[np.floating[Any]]] = {16: np.float16, 32: np.float32}
 
 
 def _round(value: float | int, width: int) -> float:
@@ -74,6 +75,7 @@ class _Bind(ExprVisitor[Expr]):
         if not isinstance(e, ex.Lit):
             return self.visit(e)
         p = self.profile
+        typing: str
         if in_list:
             typing = p.in_literal
         else:
@@ -93,7 +95,8 @@ class _Bind(ExprVisitor[Expr]):
     def visit_col(self, e: ex.Col) -> Expr:
         return e
 
-    visit_lit = visit_col
+    def visit_lit(self, e: ex.Lit) -> Expr:
+        return e
 
     def visit_arith(self, e: ex.Arith) -> Expr:
         return ex.Arith(e.op, self.visit(e.left), self.visit(e.right))

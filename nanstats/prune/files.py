@@ -31,13 +31,13 @@ from __future__ import annotations
 import os
 
 from nanstats.prune.abstract import may_match
+from nanstats.prune.binding import bind
 from nanstats.prune.expressions import Expr
 from nanstats.prune.parquet_source import FileSource
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.planner import plan
-from nanstats.prune.results import PruneReport, RowSelection
-from nanstats.prune.binding import bind
 from nanstats.prune.profiles import EngineProfile, profile
+from nanstats.prune.results import PruneReport, RowSelection
 from nanstats.prune.semantics import DEFAULT_SEMANTICS
 
 

@@ -34,6 +34,7 @@ from nanstats.prune.abstract import truth
 from nanstats.prune.constraints import Need, necessary
 from nanstats.prune.expressions import Expr
 from nanstats.prune.page_search import ValueInterval, search_pages
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.results import (
     ColumnSearch,
     PageStats,
@@ -43,7 +44,6 @@ from nanstats.prune.results import (
     RowSelection,
     SegmentDecision,
 )
-from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.source import StatisticsSource
 
 __all__ = ["plan"]

@@ -23,8 +23,8 @@ import numpy.typing as npt
 
 from nanstats.core.floats import DOUBLE
 from nanstats.prune import expressions as ex
-from nanstats.prune.expressions import Expr
 from nanstats.prune.binding import arrow_widths, bind
+from nanstats.prune.expressions import Expr
 from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.semantics import TRUE_UNDER, NanSemantics
 from nanstats.prune.visitor import ExprVisitor

@@ -38,12 +38,12 @@ import pyarrow as pa
 from nanstats.core.floats import BY_PHYSICAL_TYPE
 from nanstats.core.stats import ColumnStats
 from nanstats.lake.listing import list_parquet_files
+from nanstats.prune.binding import bind
 from nanstats.prune.expressions import Expr
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.planner import plan
-from nanstats.prune.results import RowSelection
-from nanstats.prune.binding import bind
 from nanstats.prune.profiles import EngineProfile, profile
+from nanstats.prune.results import RowSelection
 from nanstats.prune.sources import LayeredSource, StatsSource
 
 

@@ -39,7 +39,8 @@ from nanstats.prune import expressions as ex
 from nanstats.prune.expressions import Expr, col
 
 COLUMNS = {"f64": 64, "f32": 32, "f16": 16}
-_DTYPES = {64: np.float64, 32: np.float32, 16: np.float16}
+_DTYPES: dict[int, type[np.floating[Any]]] = {64: np.float64, 32: np.float32,
+                                               16: np.float16}
 
 
 def _nan(sign: int, payload: int, width: int) -> float:
