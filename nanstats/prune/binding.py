@@ -12,7 +12,7 @@ float64 alone.  Binding twice changes nothing.
 (b == 1.100000023841858)
 >>> bind(col("b") == 1.1, {"b": 32}, "spark")
 (b == 1.1)
->>> bind(col("b").isin([16777217]), {"b": 32}, "numpy")
+>>> bind(col("b").isin([16777217]), {"b": 32}, "duckdb")
 (b in (16777216.0))
 """
 
@@ -125,6 +125,10 @@ def bind(predicate: Expr, widths: Mapping[str, int], semantics: str | EngineProf
 
     ``widths`` maps float column names to their width in bits (16, 32 or
     64); other columns are left out.
+
+    >>> from nanstats.prune.expressions import col
+    >>> bind((col("h") > 0.1) & (col("d") > 0.1), {"h": 16, "d": 64}, "polars")
+    ((h > 0.0999755859375) and (d > 0.1))
     """
     return _Bind(widths, profile(semantics)).visit(predicate)
 

@@ -160,7 +160,11 @@ ENGINES: tuple[str, ...] = tuple(n for n in PROFILES if n not in SEMANTICS)
 
 
 def profile(semantics: str | EngineProfile) -> EngineProfile:
-    """The profile for an engine or semantics name (a profile is returned as is)."""
+    """The profile for an engine or semantics name (a profile is returned as is).
+
+    >>> profile("pandas").nan_is_missing, profile("spark").float_literal
+    (True, 'double')
+    """
     if isinstance(semantics, EngineProfile):
         return semantics
     if isinstance(semantics, str) and semantics in PROFILES:
