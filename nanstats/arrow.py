@@ -82,7 +82,7 @@ def record_schema(fields: Sequence[Field] = STATS_FIELDS, *,
 def record_arrays(columns: StatsColumns, fields: Sequence[Field] = STATS_FIELDS, *,
                   value_type: pa.DataType = _FLOAT64,
                   signed_bits: bool = False) -> list[pa.Array]:
-    """One Arrow array per field, typed as :func:`record_schema` says.
+    """One Arrow array per field, typed as :func:`~nanstats.arrow.record_schema` says.
 
     Bounds are null for a scope with no non-null value; in a ``value_type``
     narrower than float64 they are the exact bit patterns of the scope's own type.

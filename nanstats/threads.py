@@ -94,7 +94,20 @@ def parts_for(rows: int) -> int:
 
 
 def pool() -> ThreadPoolExecutor:
-    """The shared worker pool (created on first use)."""
+    """The shared worker pool (created on first use).
+
+    It has one worker per thread allowed (:func:`~nanstats.get_threads`) and is kept
+    until :func:`~nanstats.set_threads` changes that number.
+
+    >>> import nanstats
+    >>> from nanstats import threads
+    >>> threads.pool() is threads.pool()
+    True
+    >>> threads.pool()._max_workers == nanstats.get_threads()
+    True
+    >>> sorted(threads.pool().map(abs, [-2, 1]))
+    [1, 2]
+    """
     global _pool
     with _lock:
         if _pool is None:

@@ -64,3 +64,108 @@ def test_readme_links_exist():
         if "://" in target or target.startswith("docs/_build/"):
             continue  # external, or made by make docs
         assert (ROOT / target).exists(), target
+
+
+PACKAGE = ROOT / "nanstats"
+#: Sub-packages whose modules docs/architecture.rst names without the
+#: ``nanstats.`` prefix (``core.rules``, ``upgrading.plan``).
+_SHORT_PREFIXES = {"core": "nanstats.core", "lake": "nanstats.lake",
+                   "metadata": "nanstats.metadata", "prune": "nanstats.prune",
+                   "parquet": "nanstats.parquet", "upgrading": "nanstats.parquet.upgrading",
+                   "spark": "nanstats.spark", "testing": "nanstats.testing"}
+
+
+def _module_path(dotted: str) -> Path | None:
+    """The file or package of a dotted module name of nanstats, or None."""
+    base = ROOT.joinpath(*dotted.split("."))
+    for candidate in (base / "__init__.py", *(base.with_suffix(s) for s in (".py", ".pyi", ".pyx"))):
+        if candidate.is_file():
+            return candidate
+    return base if base.is_dir() else None  # a folder of C sources (nanstats/_simd/)
+
+
+def _top_level_names(path: Path) -> set[str]:
+    """What a module defines or imports at its top level (read with ast, not imported)."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _stale(dotted: str) -> str | None:
+    """Why ``dotted`` (a nanstats module, optionally followed by a name in it) is wrong."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        module = _module_path(".".join(parts[:i]))
+        if module is None:
+            continue
+        if i == len(parts):
+            return None
+        if module.suffix == ".pyx" or (module.is_file() and parts[i] in _top_level_names(module)):
+            return None
+        return f"{'.'.join(parts[:i])} has no {parts[i]}"
+    return "no such module"
+
+
+def _architecture_names(text: str) -> list[str]:
+    """Every module (or module.name) the page names, as a dotted name in nanstats."""
+    names = [n.rstrip(".") for n in re.findall(r"\bnanstats(?:\.\w+)+", text)]
+    names += [p.rstrip("/").removesuffix(".py").removesuffix(".pyi").replace("/", ".")
+              for p in re.findall(r"\bnanstats/[\w./]+", text)]
+    for literal in re.findall(r"``([a-z_]+(?:\.\w+)+)``", text):
+        head, _, rest = literal.partition(".")
+        if head in _SHORT_PREFIXES:
+            names.append(f"{_SHORT_PREFIXES[head]}.{rest}")
+    # The table of layers: "``core/``: ``floats``, ``kernel_input``, ..." and
+    # "``upgrading/`` (``report``, ...)" name modules of that folder.
+    for cell in re.findall(r"``(\w+)/``:((?:[\s,]*``[\w./]+``(?: \((?:[\s,]*``\w+``)+\))?)+)",
+                           text):
+        folder, listed = cell
+        for name, sub in re.findall(r"``([\w.]+)/?``(?: \(((?:[\s,]*``\w+``)+)\))?", listed):
+            stem = name.removesuffix(".pyi")
+            names.append(f"nanstats.{folder}.{stem}")
+            names += [f"nanstats.{folder}.{stem}.{s}" for s in re.findall(r"``(\w+)``", sub)]
+    return names
+
+
+def _missing_files(text: str) -> list[str]:
+    """The file and folder literals of a page (``cli.py``, ``_simd/``,
+    ``tests/test_layers.py``) found neither from the repository root, nor in
+    the package, nor as a file name anywhere in it."""
+    missing = []
+    for literal in set(re.findall(r"``([\w./-]+(?:/|\.pyx?|\.pyi|\.thrift))``", text)):
+        here = [ROOT / literal, PACKAGE / literal]
+        if not any(p.exists() for p in here) and not any(PACKAGE.rglob(Path(literal).name)):
+            missing.append(literal)
+    return sorted(missing)
+
+
+def test_architecture_page_names_only_modules_that_exist():
+    text = (ROOT / "docs" / "architecture.rst").read_text()
+    names = _architecture_names(text)
+    # The parse must see the page's lists, or this test checks nothing.
+    assert {"nanstats.core.floats", "nanstats.metadata.parquet_idl",
+            "nanstats.parquet.upgrading.plan", "nanstats.prune.visitor",
+            "nanstats.core.table.merge_rows"} <= set(names)
+    stale = {name: why for name in names if (why := _stale(name))}
+    assert stale == {}
+    assert _missing_files(text) == []
+
+
+def test_architecture_check_sees_a_stale_module():
+    assert _stale("nanstats.core.rules.boundary_order") is None
+    assert _stale("nanstats.order_rules") == "nanstats has no order_rules"
+    assert _stale("numpy.core") == "no such module"
+    assert _stale("nanstats.core.rules.no_such_rule") == "nanstats.core.rules has no no_such_rule"
+    assert "nanstats.prune.scopes" in _architecture_names(
+        "``prune/``: ``parser``, ``scopes``\nsee ``core.floats``")
+    assert _missing_files("``cli.py``, ``_simd/``, ``demo.py``, ``spark/demo/``") == \
+        ["demo.py", "spark/demo/"]

@@ -16,20 +16,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "_generated" / "changelog.rst"
 
-#: (area title, path prefixes), first match wins for a path.
+#: (area title, path prefixes), first match wins for a path.  Paths of the
+#: layout before the move to layers (nanstats/stats*.py, order_rules.py,
+#: float_types.py, buffers.py, demo.py) stay listed for the commits that
+#: touched them.
 AREAS: list[tuple[str, tuple[str, ...]]] = [
-    ("Kernels and SIMD", ("nanstats/_kernels", "nanstats/_simd/", "setup.py")),
+    ("Kernels and SIMD", ("nanstats/_kernels", "nanstats/_simd/", "nanstats/threads.py",
+                          "setup.py")),
     ("Statistics, column orders and column indexes",
-     ("nanstats/stats", "nanstats/column_index.py", "nanstats/order_rules.py",
-      "nanstats/float_types.py", "nanstats/buffers.py", "nanstats/__init__.py",
-      "nanstats/errors.py", "nanstats/testing/oracle.py")),
+     ("nanstats/core/", "tests/core/", "nanstats/stats", "nanstats/column_index.py",
+      "nanstats/order_rules.py", "nanstats/float_types.py", "nanstats/buffers.py",
+      "nanstats/__init__.py", "nanstats/errors.py", "nanstats/testing/oracle.py")),
     ("pandas and Arrow", ("nanstats/pandas.py", "nanstats/arrow", "tests/test_pandas.py",
                           "tests/test_arrow.py")),
-    ("Parquet files", ("nanstats/parquet/", "tests/parquet/")),
+    ("Parquet files", ("nanstats/parquet/", "tests/parquet/", "nanstats/metadata/",
+                       "tests/metadata/", "nanstats/lake/", "tests/lake/")),
     ("Pruning", ("nanstats/prune/", "tests/prune/", "nanstats/testing/predicate_oracle.py")),
     ("Spark", ("nanstats/spark/", "tests/spark/")),
     ("Command line and demos", ("nanstats/cli.py", "nanstats/__main__.py", "nanstats/demo.py",
-                                "tests/test_cli.py", "tests/test_demo.py")),
+                                "demo/", "tests/test_cli.py", "tests/test_demo.py")),
     ("Benchmarks", ("benchmarks/", "asv_bench/")),
     ("Documentation", ("docs/", "README.md")),
     ("Tests, build and tooling", ("",)),

@@ -30,7 +30,15 @@ POLICIES: tuple[TypeOrderPolicy, ...] = ("safe", "format_minimum")
 
 
 def check_order(order: object, policy: object = "safe") -> ColumnOrderName:
-    """Validate a column order name (and a TYPE_ORDER policy)."""
+    """Validate a column order name (and a TYPE_ORDER policy).
+
+    >>> check_order("ieee754")
+    'ieee754'
+    >>> check_order("type_order", policy="lenient")
+    Traceback (most recent call last):
+    ...
+    ValueError: policy must be one of ('safe', 'format_minimum'), not 'lenient'
+    """
     if order not in COLUMN_ORDERS:
         raise ValueError(f"order must be one of {COLUMN_ORDERS}, not {order!r}")
     if policy not in POLICIES:
@@ -40,7 +48,17 @@ def check_order(order: object, policy: object = "safe") -> ColumnOrderName:
 
 @dataclass(frozen=True, eq=False)
 class Bounds:
-    """Per scope: whether bounds are written, and their bit patterns."""
+    """Per scope: whether bounds are written, and their bit patterns.
+
+    ``min_bits``/``max_bits`` are in the column's bit dtype, zero where
+    ``present`` is False.  :func:`bounds_to_write` makes them.
+
+    >>> import numpy as np
+    >>> b = Bounds(np.array([True, False]), np.array([1, 0], np.uint16),
+    ...            np.array([2, 0], np.uint16))
+    >>> b.present.tolist(), b.min_bits.tolist(), b.max_bits.tolist()
+    ([True, False], [1, 0], [2, 0])
+    """
 
     present: npt.NDArray[np.bool_]
     min_bits: npt.NDArray[np.unsignedinteger]
@@ -59,6 +77,18 @@ def bounds_to_write(
     minimum is written -0.0, a zero maximum +0.0).  Policy ``safe`` (the
     default, as parquet-java writes) writes nothing for a scope holding any
     NaN; ``format_minimum`` writes nothing only when no non-NaN value exists.
+
+    >>> import numpy as np
+    >>> from nanstats.core.stats import page_table
+    >>> t = page_table(np.array([1.0, np.nan, 5.0, 0.0]), page_rows=2)
+    >>> b = bounds_to_write(t, "ieee754")
+    >>> b.present.tolist(), b.min_bits.view(np.float64).tolist()
+    ([True, True], [1.0, 0.0])
+    >>> b = bounds_to_write(t, "type_order")   # the NaN page gets none; a zero min is -0.0
+    >>> b.present.tolist(), b.min_bits.view(np.float64).tolist(), b.max_bits.view(np.float64).tolist()
+    ([False, True], [0.0, -0.0], [0.0, 5.0])
+    >>> bounds_to_write(t, "type_order", "format_minimum").present.tolist()
+    [True, True]
     """
     check_order(order, policy)
     ft = table.float_type

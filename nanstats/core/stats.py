@@ -232,7 +232,7 @@ def stats_table(stats: Sequence[ColumnStats]) -> StatsTable:
 def merge_stats(stats: Sequence[ColumnStats]) -> ColumnStats:
     """The statistics of the concatenation of all the scopes (exact, in one numpy pass).
 
-    The merge of many pages at once; :meth:`ColumnStats.merge` is the merge of two.
+    The merge of many pages at once; :meth:`~nanstats.ColumnStats.merge` is the merge of two.
 
     >>> import numpy as np, nanstats
     >>> v = np.array([4.0, -np.nan, 0.0, -0.0, np.nan, 2.0])

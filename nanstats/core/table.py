@@ -47,6 +47,14 @@ class StatsTable:
     ``counts`` columns: num_values, null_count, pos_nan_count, neg_nan_count.
     ``keys`` columns: min and max totalOrder key of the non-NaN values, then
     of the NaN values (sentinels where a scope has none).
+
+    >>> import numpy as np
+    >>> from nanstats.core.stats import page_table
+    >>> t = page_table(np.array([1.0, np.nan, 5.0, -0.0]), page_rows=2)
+    >>> len(t), t.num_values.tolist(), t.nan_count.tolist(), t.value_count.tolist()
+    (2, [2, 2], [1, 0], [1, 2])
+    >>> t.float_type.keys_to_bits(t.keys[:, :2]).view(np.float64).tolist()  # [min, max]
+    [[1.0, 1.0], [-0.0, 5.0]]
     """
 
     float_type: FloatType
@@ -231,6 +239,15 @@ def scan(inp: KernelInput, page_starts: I64) -> StatsTable:
     Large inputs (see :mod:`nanstats.threads`) are split into parts scanned
     on several threads by :func:`scan_chunks`: at page starts when there are
     many pages (no page is cut), else at whole 64-row groups.
+
+    >>> import numpy as np
+    >>> from nanstats.core.inputs import from_numpy
+    >>> values = np.array([2.0, np.nan, -1.0], dtype=np.float32)
+    >>> t = scan(from_numpy(values), page_starts_for(3, page_rows=2))
+    >>> t.float_type.physical_type, t.counts.tolist()
+    ('FLOAT', [[2, 0, 1, 0], [1, 0, 0, 0]])
+    >>> t.float_type.keys_to_bits(t.keys[:, :2]).view(np.float32).tolist()
+    [[2.0, 2.0], [-1.0, -1.0]]
     """
     n = len(inp)
     parts = threads.parts_for(n)

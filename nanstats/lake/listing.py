@@ -26,6 +26,20 @@ def list_parquet_files(path_or_paths: str | os.PathLike[str] | Sequence[str]) ->
     """Every ``.parquet`` file under the given folders (and the given files), sorted.
 
     A path that does not exist raises FileNotFoundError naming it.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> os.mkdir(os.path.join(folder, "day=2"))
+    >>> for name in ("day=2/b.parquet", "a.parquet", "notes.txt"):
+    ...     open(os.path.join(folder, name), "wb").close()
+    >>> [os.path.relpath(p, folder).replace(os.sep, "/") for p in list_parquet_files(folder)]
+    ['a.parquet', 'day=2/b.parquet']
+    >>> list_parquet_files([os.path.join(folder, "notes.txt")]) == [os.path.join(folder, "notes.txt")]
+    True
+    >>> list_parquet_files(os.path.join(folder, "missing"))
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no such file or folder: .../missing
     """
     items = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else path_or_paths
     found: list[str] = []

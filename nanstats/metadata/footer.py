@@ -35,7 +35,16 @@ ColumnOrderKind = Literal["ieee754", "type_order", "undefined", "other"]
 
 @dataclass(frozen=True)
 class LeafColumn:
-    """A leaf of the schema: one column chunk per row group."""
+    """A leaf of the schema: one column chunk per row group.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> point = pa.struct([("x", pa.float32())])
+    >>> papq.write_table(pa.table({"p": pa.array([{"x": 1.5}, None], point)}), path)
+    >>> leaf = read_footer(path).columns[0]
+    >>> leaf.name, leaf.path, leaf.float_type.physical_type, leaf.max_definition_level
+    ('p.x', ('p', 'x'), 'FLOAT', 2)
+    """
 
     index: int  # position among leaves = in RowGroup.columns and column_orders
     schema_index: int  # position in FileMetaData.schema
@@ -53,7 +62,22 @@ class LeafColumn:
 
 @dataclass(frozen=True, eq=False)
 class Footer:
-    """A decoded, checked footer and where it lies in the file."""
+    """A decoded, checked footer and where it lies in the file.
+
+    ``metadata`` is the Thrift ``FileMetaData``; the accessors below reach
+    its row groups, schema and column chunks, typed.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0], "n": [1, 2]}), path)
+    >>> footer = read_footer(path)
+    >>> footer.num_row_groups, [c.name for c in footer.float_columns]
+    (1, ['x'])
+    >>> footer.chunk_meta(0, 0).num_values, footer.metadata.num_rows
+    (2, 2)
+    >>> footer.metadata_offset + footer.metadata_length + 8 == footer.file_size
+    True
+    """
 
     path: str
     file_size: int
@@ -139,7 +163,22 @@ def refuse_encrypted(footer: Footer, consequence: str) -> None:
 
 
 def read_footer(source: str | os.PathLike[str] | IO[bytes]) -> Footer:
-    """Read and check the footer of a Parquet file (a path or a binary file)."""
+    """Read and check the footer of a Parquet file (a path or a binary file).
+
+    Raises ParquetFormatError (naming the path and byte offset) when the
+    footer does not decode or does not fit the file, UnsupportedParquetError
+    when it is encrypted.
+
+    >>> import io, pyarrow as pa, pyarrow.parquet as papq
+    >>> buffer = io.BytesIO()
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0]}), buffer)
+    >>> read_footer(io.BytesIO(buffer.getvalue())).columns[0].name
+    'x'
+    >>> read_footer(io.BytesIO(b"PAR1" + bytes(20)))
+    Traceback (most recent call last):
+    ...
+    nanstats.errors.ParquetFormatError: <file>: byte 20: does not end with the Parquet magic 'PAR1'
+    """
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
             return _read(f, os.fspath(source))

@@ -41,7 +41,24 @@ def read_page_index(f: IO[bytes] | None, footer: Footer, row_group: int, leaf: i
     """(ColumnIndex or None, OffsetIndex or None) of one column chunk.
 
     With ``region`` (a :class:`PageIndexRegion` of the file) the bytes come
-    from memory; ``f`` may then be None.
+    from memory; ``f`` may then be None.  Every offset, length and list is
+    checked (ParquetFormatError names the chunk and byte offset); a chunk
+    written without a page index gives ``(None, None)``.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [3.0, 1.0]}), path, write_page_index=True,
+    ...                  data_page_size=1, write_batch_size=1)
+    >>> footer = read_footer(path)
+    >>> with open(path, "rb") as f:
+    ...     ci, oi = read_page_index(f, footer, 0, 0)
+    >>> BOUNDARY_ORDER_NAMES[ci.boundary_order], [loc.first_row_index for loc in oi.page_locations]
+    ('DESCENDING', [0, 1])
+    >>> papq.write_table(pa.table({"x": [1.0]}), path)  # no page index
+    >>> with open(path, "rb") as f:
+    ...     read_page_index(f, read_footer(path), 0, 0)
+    (None, None)
     """
     chunk = footer.chunk(row_group, leaf)
     where = f"row group {row_group}, column {footer.columns[leaf].name!r}"
@@ -50,9 +67,9 @@ def read_page_index(f: IO[bytes] | None, footer: Footer, row_group: int, leaf: i
     oi = _read(f, footer, chunk.offset_index_offset, chunk.offset_index_length,
                pq.OffsetIndex, f"OffsetIndex of {where}", region)
     if oi is not None:
-        check_offset_index(oi, footer, row_group, where)
+        _check_offset_index(oi, footer, row_group, where)
     if ci is not None:
-        check_column_index(ci, oi, footer, where)
+        _check_column_index(ci, oi, footer, where)
     return ci, oi
 
 
@@ -99,7 +116,7 @@ class PageIndex:
     @classmethod
     def from_thrift(cls, ci: pq.ColumnIndex | None, oi: pq.OffsetIndex | None) -> PageIndex:
         """The values of a (checked) Thrift ColumnIndex and OffsetIndex, either may be None."""
-        # check_column_index / check_offset_index made sure the lists are there.
+        # _check_column_index / _check_offset_index made sure the lists are there.
         n = len(ci.null_pages or ()) if ci is not None else \
             len(oi.page_locations or ()) if oi else 0
         null_pages: npt.NDArray[np.bool_] | None = None
@@ -131,6 +148,20 @@ class PageIndexRegion:
 
     The region runs from the first ColumnIndex/OffsetIndex offset in the
     footer to the footer itself; one read instead of two per column chunk.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0], "y": [3.0, 4.0]}), path,
+    ...                  write_page_index=True)
+    >>> footer = read_footer(path)
+    >>> with open(path, "rb") as f:
+    ...     region = PageIndexRegion(f, footer)
+    ...     from_file = [read_page_index(f, footer, 0, leaf) for leaf in (0, 1)]
+    >>> region.start < footer.metadata_offset
+    True
+    >>> [region.read_page_index(footer, 0, leaf) for leaf in (0, 1)] == from_file
+    True
     """
 
     def __init__(self, f: IO[bytes], footer: Footer) -> None:
@@ -180,7 +211,7 @@ def _read(f: IO[bytes] | None, footer: Footer, offset: int | None, length: int |
     return obj
 
 
-def check_offset_index(oi: pq.OffsetIndex, footer: Footer, row_group: int, where: str) -> None:
+def _check_offset_index(oi: pq.OffsetIndex, footer: Footer, row_group: int, where: str) -> None:
     """Page locations: within the data region, ordered, first rows increasing from 0."""
     locs = oi.page_locations
     if not locs:
@@ -204,7 +235,7 @@ def check_offset_index(oi: pq.OffsetIndex, footer: Footer, row_group: int, where
         prev_row, prev_end = first, off + size
 
 
-def check_column_index(ci: pq.ColumnIndex, oi: pq.OffsetIndex | None, footer: Footer, where: str) -> None:
+def _check_column_index(ci: pq.ColumnIndex, oi: pq.OffsetIndex | None, footer: Footer, where: str) -> None:
     """All lists present and as long as the page count."""
     n = len(ci.null_pages or ())
     lists = {"null_pages": ci.null_pages, "min_values": ci.min_values,

@@ -47,6 +47,20 @@ class Page:
     encoded size; the payload follows.  ``num_values`` counts values
     including nulls for data pages (v1 and v2) and entries for a dictionary
     page; ``num_rows`` is set for v2 data pages only.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0]}), path, use_dictionary=False,
+    ...                  data_page_version="2.0")
+    >>> with open(path, "rb") as f:
+    ...     (page,) = read_pages(f, read_footer(path), 0, 0)
+    >>> page.type_name, page.num_values, page.num_rows, page.is_data
+    ('DATA_PAGE_V2', 2, 2, True)
+    >>> page.data_offset == page.offset + page.header_length
+    True
+    >>> page.end == page.data_offset + page.compressed_page_size
+    True
     """
 
     offset: int
@@ -144,6 +158,18 @@ def read_pages(f: IO[bytes], footer: Footer, row_group: int, leaf: int) -> list[
     not decode, lies outside the chunk or the file, has a negative size or
     count, when a dictionary page is not first, or when the data pages' value
     counts do not add up to the chunk's ``num_values``.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0, 3.0]}), path, use_dictionary=False,
+    ...                  data_page_size=1, write_batch_size=1)
+    >>> with open(path, "rb") as f:
+    ...     pages = read_pages(f, read_footer(path), 0, 0)
+    >>> [(p.type_name, p.num_values) for p in pages]
+    [('DATA_PAGE', 1), ('DATA_PAGE', 1), ('DATA_PAGE', 1)]
+    >>> all(a.end == b.offset for a, b in zip(pages, pages[1:]))  # back to back
+    True
     """
     start, length = chunk_range(footer, row_group, leaf)
 
@@ -160,6 +186,19 @@ def pages_from_bytes(data: bytes | memoryview, start: int, footer: Footer, row_g
 
     ``data`` holds the chunk's bytes, ``start`` is where they begin in the
     file (see :func:`chunk_range`).
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0, 1.0]}), path)
+    >>> footer = read_footer(path)
+    >>> start, length = chunk_range(footer, 0, 0)
+    >>> with open(path, "rb") as f:
+    ...     _ = f.seek(start)
+    ...     chunk = f.read(length)
+    ...     assert pages_from_bytes(chunk, start, footer, 0, 0) == read_pages(f, footer, 0, 0)
+    >>> [p.type_name for p in pages_from_bytes(chunk, start, footer, 0, 0)]
+    ['DICTIONARY_PAGE', 'DATA_PAGE']
     """
     view = memoryview(data)
     length = len(view)
@@ -199,7 +238,7 @@ def check_offset_index_pages(pages: list[Page], offset_index: pq.OffsetIndex | N
                 f" bytes) but data page {i} is at byte {page.offset} ({page.end - page.offset} "
                 "bytes)", path=footer.path, offset=loc.offset)
     rows = footer.row_groups[row_group].num_rows or 0
-    # check_offset_index checked every first_row_index is set.
+    # page_index._check_offset_index checked every first_row_index is set.
     firsts = [loc.first_row_index or 0 for loc in locs] + [rows]
     for i, page in enumerate(data):
         if page.num_rows is not None and firsts[i + 1] - firsts[i] != page.num_rows:

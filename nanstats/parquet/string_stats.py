@@ -60,7 +60,16 @@ def check_truncate(n: Any) -> int:
 
 
 def is_string_leaf(footer: Footer, leaf: LeafColumn) -> bool:
-    """True for a BYTE_ARRAY leaf annotated STRING or UTF8, not repeated (flat or in structs)."""
+    """True for a BYTE_ARRAY leaf annotated STRING or UTF8, not repeated (flat or in structs).
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"s": ["a"], "b": [b"x"], "l": [["a"]], "x": [1.0]}), path)
+    >>> footer = read_footer(path)
+    >>> [(c.name, is_string_leaf(footer, c)) for c in footer.columns]
+    [('s', True), ('b', False), ('l.list.element', False), ('x', False)]
+    """
     return (leaf.physical_type == pq.TYPE_BYTE_ARRAY and leaf.max_repetition_level == 0
             and leaf_kind(footer, leaf) == "bytes")
 
@@ -108,7 +117,14 @@ def string_stats(values: Any, *, page_starts: npt.ArrayLike, n: int) -> StringCh
     ``values`` is a pyarrow string or binary (Chunked)Array (dictionary
     arrays are decoded); ``page_starts`` must start at 0 and increase
     strictly.  The chunk's bounds are the truncated extremes of the page
-    extremes.  See the module example.
+    extremes.
+
+    >>> import pyarrow as pa
+    >>> cs = string_stats(pa.array(["pear", "apple", None, "fig"]), page_starts=[0, 2], n=2)
+    >>> [(p.min_value, p.max_value, p.null_count) for p in cs.pages]
+    [(b'ap', b'pf', 0), (b'fi', b'fj', 1)]
+    >>> cs.chunk.min_value, cs.chunk.max_value, cs.page_starts.tolist()
+    (b'ap', b'pf', [0, 2])
     """
     import pyarrow.compute as pc
 
@@ -139,6 +155,19 @@ def string_stats_for_array(array: Any, pages: list[Page], offset_index: Any, n: 
     Page boundaries as :func:`~nanstats.parquet.recompute.stats_for_array`
     takes them; ``path``/``where`` label ParquetFormatError when they do not
     fit the values.  A chunk without data pages has no page entries.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> from nanstats.metadata.pages import read_pages
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> values = pa.array(["Arthur", None, "Ford"])
+    >>> papq.write_table(pa.table({"s": values}), path, data_page_size=1, write_batch_size=2)
+    >>> footer = read_footer(path)
+    >>> with open(path, "rb") as f:
+    ...     pages = read_pages(f, footer, 0, 0)
+    >>> cs = string_stats_for_array(values, pages, None, 3, path=path, where="row group 0")
+    >>> cs.page_starts.tolist(), [(p.min_value, p.max_value) for p in cs.pages]
+    ([0, 2], [(b'Art', b'Aru'), (b'For', b'Fos')])
     """
     starts, data_pages = checked_page_starts(len(array), pages, offset_index, path=path,
                                              where=where)
@@ -155,6 +184,18 @@ def string_leaf_arrays(parquet_file: Any, footer: Footer, row_group: int,
     Leaves inside optional structs are flattened (null wherever an ancestor
     is null), as :func:`~nanstats.parquet.recompute.leaf_arrays` does for
     floats.  Returns ``{leaf: pyarrow.Array}``.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"s": ["Arthur", None], "x": [1.0, 2.0]}), path)
+    >>> footer = read_footer(path)
+    >>> string_leaf_arrays(papq.ParquetFile(path), footer, 0, [0])[0].to_pylist()
+    ['Arthur', None]
+    >>> string_leaf_arrays(papq.ParquetFile(path), footer, 0, [1])
+    Traceback (most recent call last):
+    ...
+    nanstats.errors.UnsupportedParquetError: column 'x' is not a flat STRING column
     """
     import pyarrow as pa
 
