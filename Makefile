@@ -92,7 +92,7 @@ tightness: build
 # Differential runs against the engines themselves (randomized tables and
 # predicates; nanstats with each engine's profile must return its rows).
 engines: build
-	$(PY) -W ignore -m nanstats.testing.engines --tables 300 --predicates 25 --spark-tables 8
+	$(PY) -W ignore benchmarks/engine_runs.py --tables 300 --predicates 25 --spark-tables 8
 
 compare: build
 	$(PY) benchmarks/compare.py

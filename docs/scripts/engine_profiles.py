@@ -2,7 +2,7 @@
 
 Reads every profile of :mod:`nanstats.prune.profiles` (the four abstract
 semantics and the measured engines), runs a small differential set of
-:mod:`nanstats.testing.engines` on each installed engine (Spark excluded: it
+``benchmarks/engine_runs.py`` on each installed engine (Spark excluded: it
 takes tens of seconds to start; ``make engines`` includes it), and writes
 ``docs/_generated/engine_profiles.csv``: one row per profile, one column per
 axis, and the cases this build ran against the engine with no mismatch.
@@ -14,11 +14,14 @@ Run by ``docs/conf.py`` at every build (a few seconds).
 from __future__ import annotations
 
 import csv
+import sys
 import warnings
 from pathlib import Path
 
 from nanstats.prune.profiles import PROFILES
-from nanstats.testing import engines as harness
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import engine_runs as harness  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "_generated" / "engine_profiles.csv"
 HEADER = ["profile", "NaN order", "NaN = NaN", "-0.0 = +0.0", "float literal vs float32",

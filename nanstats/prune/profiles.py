@@ -20,7 +20,8 @@ and so what pruning may skip (SPEC.md section 6):
   compares as a NaN, and ``is_null``/``is_nan`` are both ``isna``.
 
 The four abstract semantics are profiles too (SQL-like on every other axis).
-Every engine profile was measured by ``tests/prune/test_engines.py``, which
+Every engine profile was measured by ``tests/prune/test_engines.py`` (with
+``benchmarks/engine_runs.py``), which
 runs randomized predicates on the engine itself and on nanstats with the
 profile, and requires identical rows (``make engines`` runs a large set).
 

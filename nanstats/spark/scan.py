@@ -57,7 +57,7 @@ class ScanPlan:
     >>> _ = write_table(pa.table({"x": np.arange(10.0)}), os.path.join(folder, "a.parquet"))
     >>> plan = plan_scan(folder, "x > 7")
     >>> plan
-    ScanPlan((x > 7) under nan_greatest: 1 of 1 files, 1 of 1 row groups, 10 of 10 rows)
+    ScanPlan((x > 7) under spark: 1 of 1 files, 1 of 1 row groups, 10 of 10 rows)
     >>> [(os.path.basename(t["path"]), t["row_group"], t["ranges"]) for t in plan.tasks()]
     [('a.parquet', 0, '[[0, 10]]')]
     """

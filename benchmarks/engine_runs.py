@@ -10,8 +10,10 @@ compute, pandas (numpy-backed), Spark SQL.  nanstats must return exactly the
 engine's rows with ``read_table(path, predicate, semantics=<engine>)``, and
 ``pages()`` must keep every page holding one of them.
 
-``python -m nanstats.testing.engines --tables 200`` (``make engines``) runs
-a large set and prints the cases per engine and operator.
+``python benchmarks/engine_runs.py --tables 200`` (``make engines``) runs a
+large set and prints the cases per engine and operator.  It lives beside the
+benchmarks, outside the package: it reads files (``nanstats.parquet``) and
+runs every engine, which nothing in the package may depend on.
 
 >>> import random
 >>> t = random_table(random.Random(1), 30)
