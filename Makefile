@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test test-pandas2 demo build bench compare compare-targets upgrade-speed docs lint check-install clean prune-soundness tightness fuzz
+.PHONY: test test-pandas2 demo build bench compare compare-targets upgrade-speed docs lint check-install clean prune-soundness tightness engines fuzz
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
@@ -93,6 +93,11 @@ prune-soundness: build
 # Share of pages each kind of statistics lets a reader skip (12 queries x 4 semantics).
 tightness: build
 	$(PY) benchmarks/prune_tightness.py
+
+# Differential runs against the engines themselves (randomized tables and
+# predicates; nanstats with each engine's profile must return its rows).
+engines: build
+	$(PY) -W ignore benchmarks/engine_runs.py --tables 300 --predicates 25 --spark-tables 8
 
 compare: build
 	$(PY) benchmarks/compare.py

@@ -95,6 +95,7 @@ def run_generators(app: Any) -> None:
     import api_coverage
     import changelog
     import cli_help
+    import engine_profiles
     import order_figure
     import perf_plot
     import writers_table
@@ -107,6 +108,7 @@ def run_generators(app: Any) -> None:
         ("performance table and plot",
          lambda: perf_plot.main(["--quick"] if os.environ.get("NANSTATS_DOCS_QUICK") else [])),
         ("command-line help", cli_help.main),
+        ("engine profiles table", engine_profiles.main),
         ("pruning tightness table", _tightness),
         ("changelog", changelog.main),
     ]:

@@ -5,7 +5,8 @@
                             [--fail-on error|warning|info] [--json]
     nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N] [--overwrite]
                              [--no-memory-map] [--json]
-    nanstats prune PATH... --where "x > 1.5" [--semantics nan_greatest] [--explain] [--json]
+    nanstats prune PATH... --where "x > 1.5" [--semantics nan_greatest | --engine duckdb]
+                           [--explain] [--json]
     nanstats --version
 
 A folder stands for every ``.parquet`` file under it; with several files a
@@ -39,6 +40,7 @@ from nanstats.cli_output import (
 )
 from nanstats.errors import NanstatsError
 from nanstats.lake.listing import Listing, list_lake
+from nanstats.prune.profiles import ENGINES
 
 #: What a command may raise for one bad input: reported as an error naming
 #: the path, never as a traceback.
@@ -460,7 +462,7 @@ def _prune(args: argparse.Namespace) -> int:
     inputs = _Inputs(args.paths, doc)
 
     def run(path: str) -> Any:
-        return explain(path, predicate, semantics=args.semantics)
+        return explain(path, predicate, semantics=args.engine or args.semantics)
 
     ok = 0
     for path, report, error in _each(inputs.files, inputs.shown, args, "pruning", run):
@@ -561,6 +563,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--semantics", default="nan_greatest",
                    choices=["nan_greatest", "ieee", "nan_least", "total_order"],
                    help="how the reading engine compares NaN (default: Spark's nan_greatest)")
+    r.add_argument("--engine", choices=list(ENGINES),
+                   help="the engine that reads the file: its measured profile (NaN order, "
+                   "literal typing, is_nan(null), membership); overrides --semantics")
     r.add_argument("--explain", action="store_true", help="why each scope is kept or skipped")
     r.add_argument("--json", action="store_true", help=json_help)
     r.set_defaults(run=_prune)

@@ -62,6 +62,8 @@ COVERED: tuple[str, ...] = (
     "nanstats.prune",
     "nanstats.prune.files",
     "nanstats.prune.semantics",
+    "nanstats.prune.profiles",
+    "nanstats.prune.binding",
     "nanstats.prune.parser",
     "nanstats.prune.page_search",
     "nanstats.spark",

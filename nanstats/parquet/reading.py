@@ -30,9 +30,10 @@ from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
 from nanstats.prune.files import pages
 from nanstats.prune.parser import as_predicate
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.results import Ranges, RowSelection
 from nanstats.prune.row_filter import filter_mask
-from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
+from nanstats.prune.semantics import DEFAULT_SEMANTICS
 
 
 def _column_rows(data: Any, page_starts: list[int], page_ends: list[int], wanted: list[int],
@@ -252,7 +253,7 @@ def read_selection(path: str | os.PathLike[str], selection: RowSelection,
 
 
 def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *,
-               semantics: NanSemantics = DEFAULT_SEMANTICS,
+               semantics: str | EngineProfile = DEFAULT_SEMANTICS,
                columns: list[str] | None = None) -> Any:
     """Read the rows of a Parquet file that satisfy ``filter`` under ``semantics``.
 
@@ -263,8 +264,11 @@ def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *
     filter : Expr or str, optional
         A predicate (``nanstats.prune.expressions``) or its text
         (``"x > 1.5 and not is_nan(y)"``); None reads everything.
-    semantics : {'nan_greatest', 'ieee', 'nan_least', 'total_order'}
-        How NaN and the zeros compare (Spark's ``nan_greatest`` by default).
+    semantics : str or EngineProfile
+        The engine whose rows to return: an engine name ('spark', 'duckdb',
+        'polars', 'numpy', 'arrow', 'pandas'), one of the abstract semantics
+        ('nan_greatest', the default, 'ieee', 'nan_least', 'total_order'), or
+        an :class:`~nanstats.prune.profiles.EngineProfile`.
     columns : list of str, optional
         Top-level columns to return (all by default); the filter may read
         others.
@@ -282,11 +286,11 @@ def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *
     """
     import pyarrow.parquet as papq
 
-    check_semantics(semantics)
+    prof = profile(semantics)
     if filter is None:
         return papq.read_table(os.fspath(path), columns=columns)
     pred = as_predicate(filter)
-    selection = pages(path, pred, semantics=semantics)
+    selection = pages(path, pred, semantics=prof)
     needed = None
     if columns is not None:
         tops = {c.split(".")[0] for c in pred.columns()}
@@ -294,5 +298,5 @@ def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *
         needed = list(columns) + [c for c in schema_names if c in tops and c not in columns]
     table = read_selection(path, selection, needed)
     if table.num_rows:
-        table = table.filter(filter_mask(pred, table, semantics))
+        table = table.filter(filter_mask(pred, table, prof))
     return table.select(columns) if columns is not None else table

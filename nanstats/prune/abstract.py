@@ -33,6 +33,7 @@ from nanstats.core.abstraction import Bound, ColumnAbstract
 from nanstats.core.floats import float_key, nan_sign
 from nanstats.prune import expressions as ex
 from nanstats.prune.expressions import Expr
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.semantics import TRUE_UNDER, NanSemantics, Relation
 from nanstats.prune.visitor import ExprVisitor
 
@@ -160,16 +161,21 @@ def _map(a: ColumnAbstract, f: object, increasing: bool) -> ColumnAbstract:
 class _ValueOf(ExprVisitor[ColumnAbstract]):
     """The abstraction of a value expression; a predicate is not a value."""
 
-    __slots__ = ("env",)
+    __slots__ = ("env", "nan_is_missing")
 
-    def __init__(self, env: dict[str, ColumnAbstract]) -> None:
-        self.env = env
+    def __init__(self, env: dict[str, ColumnAbstract], nan_is_missing: bool = False) -> None:
+        self.env, self.nan_is_missing = env, nan_is_missing
 
     def visit_col(self, e: ex.Col) -> ColumnAbstract:
         try:
-            return self.env[e.name]
+            a = self.env[e.name]
         except KeyError:
             raise KeyError(f"no statistics given for column {e.name!r}") from None
+        if self.nan_is_missing and a.may_null:
+            # A null is a NaN (of either sign, for all a statistic says).
+            return replace(a, kind="float" if a.kind == "any" else a.kind, may_null=False,
+                           may_pos_nan=True, may_neg_nan=True)
+        return a
 
     def visit_lit(self, e: ex.Lit) -> ColumnAbstract:
         out = _literal(e.value)
@@ -215,7 +221,7 @@ class _ValueOf(ExprVisitor[ColumnAbstract]):
     def _predicate(self, e: Expr) -> ColumnAbstract:
         raise TypeError(f"{e!r} is a predicate, not a value")
 
-    visit_compare = visit_is_nan = visit_is_null = _predicate
+    visit_compare = visit_in = visit_is_nan = visit_is_null = _predicate
     visit_and = visit_or = visit_not = _predicate
 
 
@@ -250,10 +256,11 @@ def _or(a: Truth, b: Truth) -> Truth:
 class _TruthOf(ExprVisitor[TruthSet]):
     """The truth values a predicate may take; a value expression is not a predicate."""
 
-    __slots__ = ("env", "semantics", "values")
+    __slots__ = ("env", "profile", "semantics", "values")
 
-    def __init__(self, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> None:
-        self.env, self.semantics, self.values = env, semantics, _ValueOf(env)
+    def __init__(self, env: dict[str, ColumnAbstract], prof: EngineProfile) -> None:
+        self.env, self.profile, self.semantics = env, prof, prof.order
+        self.values = _ValueOf(env, prof.nan_is_missing)
 
     def visit_compare(self, e: ex.Compare) -> TruthSet:
         a, b = self.values.visit(e.left), self.values.visit(e.right)
@@ -275,13 +282,35 @@ class _TruthOf(ExprVisitor[TruthSet]):
             out.add(None)
         return frozenset(out)
 
+    def visit_in(self, e: ex.In) -> TruthSet:
+        p = self.profile
+        a = self.values.visit(e.operand)
+        nonnull = replace(a, may_null=False)
+        out: set[Truth] = set()
+        if nonnull.may_value or nonnull.may_nan:
+            rels = [relations(nonnull, self.values.visit(v), p.membership_order)
+                    for v in e.values]
+            if any("eq" in r for r in rels):
+                out.add(True)
+            # A row unequal to every value is unequal to each: a superset.
+            if all(r - {"eq"} for r in rels):
+                out.add(False)
+        if a.may_null:
+            out.add(p.null_in)
+        return frozenset(out)
+
     def visit_is_nan(self, e: ex.IsNan) -> TruthSet:
         a = self.values.visit(e.operand)
+        null: Truth = None if self.profile.is_nan_null == "null" else False
         return frozenset({True} if a.may_nan else set()) | \
-            frozenset({False} if a.may_value or a.may_null else set())
+            frozenset({False} if a.may_value else set()) | \
+            frozenset({null} if a.may_null else set())
 
     def visit_is_null(self, e: ex.IsNull) -> TruthSet:
         a = self.values.visit(e.operand)
+        if self.profile.nan_is_missing:  # isna: NaN and null are one missing value
+            return frozenset({True} if a.may_nan or a.may_null else set()) | \
+                frozenset({False} if a.may_value else set())
         return frozenset({True} if a.may_null else set()) | \
             frozenset({False} if a.may_value or a.may_nan else set())
 
@@ -312,7 +341,8 @@ class _TruthOf(ExprVisitor[TruthSet]):
     visit_col = visit_arith = visit_neg = _value
 
 
-def truth(e: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> TruthSet:
+def truth(e: Expr, env: dict[str, ColumnAbstract],
+          semantics: str | EngineProfile) -> TruthSet:
     """Every truth value a predicate may take on some row of the scope.
 
     An empty set means the scope has no rows.
@@ -322,7 +352,7 @@ def truth(e: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> T
     ...              "ieee"), key=repr)
     [False, None, True]
     """
-    return _TruthOf(env, semantics).visit(e)
+    return _TruthOf(env, profile(semantics)).visit(e)
 
 
 def env_has_rows(env: dict[str, ColumnAbstract]) -> bool:
@@ -330,7 +360,7 @@ def env_has_rows(env: dict[str, ColumnAbstract]) -> bool:
     return all(a.may_value or a.may_null or a.may_nan for a in env.values())
 
 
-def may_match(e: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics) -> bool:
+def may_match(e: Expr, env: dict[str, ColumnAbstract], semantics: str | EngineProfile) -> bool:
     """Whether some row of the scope may satisfy the predicate (keep the scope).
 
     >>> from nanstats.prune.expressions import col

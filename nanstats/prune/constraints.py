@@ -21,13 +21,14 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nanstats.core.abstraction import ColumnAbstract
 from nanstats.core.floats import float_key
 from nanstats.prune import expressions as ex
 from nanstats.prune.expressions import Expr
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.semantics import SWAPPED, Comparison, NanSemantics
 from nanstats.prune.visitor import ExprVisitor
 
@@ -142,10 +143,10 @@ def _compare_need(op: Comparison, c: float | int | bytes, kind: str,
 class _Necessary(ExprVisitor[Need | None]):
     """What a predicate needs of one column; None where it needs nothing."""
 
-    __slots__ = ("column", "kind", "semantics")
+    __slots__ = ("column", "kind", "profile", "semantics")
 
-    def __init__(self, column: str, semantics: NanSemantics, kind: str) -> None:
-        self.column, self.semantics, self.kind = column, semantics, kind
+    def __init__(self, column: str, prof: EngineProfile, kind: str) -> None:
+        self.column, self.profile, self.semantics, self.kind = column, prof, prof.order, kind
 
     def _is_column(self, e: Expr) -> bool:
         return isinstance(e, ex.Col) and e.name == self.column
@@ -156,7 +157,16 @@ class _Necessary(ExprVisitor[Need | None]):
             left, right, op = right, left, SWAPPED[op]
         if not (self._is_column(left) and isinstance(right, ex.Lit)):
             return None
-        c, kind, semantics = right.value, self.kind, self.semantics
+        return self._compare(op, right.value, self.semantics)
+
+    def _compare(self, op: Comparison, c: object, semantics: NanSemantics) -> Need | None:
+        need = self._compare_value(op, c, semantics)
+        if need is not None and self.profile.nan_is_missing and (need.pos_nan or need.neg_nan):
+            return replace(need, null=True)  # a null compares as a NaN
+        return need
+
+    def _compare_value(self, op: Comparison, c: object, semantics: NanSemantics) -> Need | None:
+        kind = self.kind
         if isinstance(c, bool):
             return None
         if kind == "float" and isinstance(c, int | float):
@@ -170,14 +180,26 @@ class _Necessary(ExprVisitor[Need | None]):
                                  semantics)
         return None
 
+    def visit_in(self, e: ex.In) -> Need | None:
+        if not self._is_column(e.operand):
+            return None
+        out: Need | None = None
+        for v in e.values:
+            need = self._compare("==", v.value, self.profile.membership_order)
+            if need is None:
+                return None
+            out = need if out is None else _hull(out, need)
+        return out
+
     def visit_is_nan(self, e: ex.IsNan) -> Need | None:
         if self._is_column(e.operand):
-            return Need(False, None, False, None, False, True, True, False)
+            return Need(False, None, False, None, False, True, True, self.profile.nan_is_missing)
         return None
 
     def visit_is_null(self, e: ex.IsNull) -> Need | None:
         if self._is_column(e.operand):
-            return Need(False, None, False, None, False, False, False, True)
+            missing = self.profile.nan_is_missing
+            return Need(False, None, False, None, False, missing, missing, True)
         return None
 
     def visit_and(self, e: ex.And) -> Need | None:
@@ -202,7 +224,8 @@ class _Necessary(ExprVisitor[Need | None]):
     visit_col = visit_arith = visit_neg = visit_not = _nothing_needed
 
 
-def necessary(e: Expr, column: str, semantics: NanSemantics, kind: str = "float") -> Need | None:
+def necessary(e: Expr, column: str, semantics: str | EngineProfile,
+              kind: str = "float") -> Need | None:
     """What a row the predicate accepts must hold in ``column``, or None (no condition).
 
     ``kind`` is the column's value kind ('float', 'int' or 'bytes'); keys are
@@ -212,4 +235,4 @@ def necessary(e: Expr, column: str, semantics: NanSemantics, kind: str = "float"
     >>> necessary(col("s") >= "b", "s", "ieee", "bytes").lo
     b'b'
     """
-    return _Necessary(column, semantics, kind).visit(e)
+    return _Necessary(column, profile(semantics), kind).visit(e)

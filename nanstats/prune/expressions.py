@@ -6,7 +6,7 @@ Build predicates with Python operators, or parse them from text with
 >>> from nanstats.prune.expressions import col, is_nan
 >>> p = (col("x") * 2 > 3.0) & ~is_nan(col("y")) | col("z").isin([1, 2])
 >>> p
-((((x * 2) > 3.0) and (not is_nan(y))) or ((z == 1) or (z == 2)))
+((((x * 2) > 3.0) and (not is_nan(y))) or (z in (1, 2)))
 >>> sorted(p.columns())
 ['x', 'y', 'z']
 
@@ -133,14 +133,18 @@ class Expr:
         return And(Compare(">=", self, as_expr(low)), Compare("<=", self, as_expr(high)))
 
     def isin(self, values: Iterable[object]) -> Expr:
-        """``self == v`` for some v in values (false for no values)."""
-        items = [Compare("==", self, as_expr(v)) for v in values]
+        """``self in (values)``: membership, as the engine's profile defines it.
+
+        An OR of ``==`` in SQL engines; a hash lookup in others
+        (:mod:`nanstats.prune.profiles`).  False for no values.
+        """
+        items = tuple(as_expr(v) for v in values)
         if not items:
             return Lit(False)
-        out: Expr = items[0]
-        for item in items[1:]:
-            out = Or(out, item)
-        return out
+        for item in items:
+            if not isinstance(item, Lit) or isinstance(item.value, bool):
+                raise TypeError(f"an in list holds literal values, not {item!r}")
+        return In(self, items)  # type: ignore[arg-type]
 
     def is_nan(self) -> IsNan:
         """True for a NaN of either sign, false for a number or a null."""
@@ -208,6 +212,31 @@ class Compare(Expr):
 
     def __repr__(self) -> str:
         return f"({self.left!r} {self.op} {self.right!r})"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class In(Expr):
+    """``operand in (values)``: membership in a list of literals.
+
+    What matches (an OR of ``==``, or identical bits) and what a null gives
+    depend on the engine's profile (:mod:`nanstats.prune.profiles`).
+    """
+
+    operand: Expr
+    values: tuple[Lit, ...]
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.operand, *self.values)
+
+    def as_equalities(self) -> Expr:
+        """The same membership as an OR of ``==`` (what SQL's IN means)."""
+        out: Expr = Compare("==", self.operand, self.values[0])
+        for v in self.values[1:]:
+            out = Or(out, Compare("==", self.operand, v))
+        return out
+
+    def __repr__(self) -> str:
+        return f"({self.operand!r} in ({', '.join(map(repr, self.values))}))"
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -31,16 +31,23 @@ from __future__ import annotations
 import os
 
 from nanstats.prune.abstract import may_match
+from nanstats.prune.binding import bind
 from nanstats.prune.expressions import Expr
 from nanstats.prune.parquet_source import FileSource
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.planner import plan
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.results import PruneReport, RowSelection
-from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
+from nanstats.prune.semantics import DEFAULT_SEMANTICS
+
+
+def _bound(src: FileSource, pred: Expr, prof: EngineProfile) -> Expr:
+    """The predicate's literals typed against the file's float columns (binding.bind)."""
+    return bind(pred, src.float_widths(), prof)
 
 
 def row_groups(path: str | os.PathLike[str], predicate: Expr | str, *,
-               semantics: NanSemantics = DEFAULT_SEMANTICS) -> list[int]:
+               semantics: str | EngineProfile = DEFAULT_SEMANTICS) -> list[int]:
     """The row groups of a file that may hold a row the predicate accepts.
 
     Judged from the footer statistics only, read under each column's order
@@ -55,23 +62,24 @@ def row_groups(path: str | os.PathLike[str], predicate: Expr | str, *,
     ([1], [])
     """
     pred = as_predicate(predicate)
-    check_semantics(semantics)
+    prof = profile(semantics)
     src = FileSource(path, pred.columns())
     names = sorted(pred.columns())
+    pred = _bound(src, pred, prof)
     return [g for g in range(src.num_row_groups)
-            if may_match(pred, src.chunk_env(g, names), semantics)]
+            if may_match(pred, src.chunk_env(g, names), prof)]
 
 
-def _plan(path: str | os.PathLike[str], predicate: Expr | str, semantics: NanSemantics,
-          detail: bool) -> PruneReport:
+def _plan(path: str | os.PathLike[str], predicate: Expr | str,
+          semantics: str | EngineProfile, detail: bool) -> PruneReport:
     pred = as_predicate(predicate)
-    check_semantics(semantics)
+    prof = profile(semantics)
     src = FileSource(path, pred.columns())
-    return plan(src, pred, semantics, detail=detail, name=src.path)
+    return plan(src, _bound(src, pred, prof), prof, detail=detail, name=src.path)
 
 
 def pages(path: str | os.PathLike[str], predicate: Expr | str, *,
-          semantics: NanSemantics = DEFAULT_SEMANTICS) -> RowSelection:
+          semantics: str | EngineProfile = DEFAULT_SEMANTICS) -> RowSelection:
     """The rows of a file (as row ranges per row group) that may satisfy the predicate.
 
     Uses the footer statistics, then every ColumnIndex/OffsetIndex of the
@@ -90,7 +98,7 @@ def pages(path: str | os.PathLike[str], predicate: Expr | str, *,
 
 
 def explain(path: str | os.PathLike[str], predicate: Expr | str, *,
-            semantics: NanSemantics = DEFAULT_SEMANTICS) -> PruneReport:
+            semantics: str | EngineProfile = DEFAULT_SEMANTICS) -> PruneReport:
     """Why each row group and segment of pages was kept or skipped, with search steps.
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os

@@ -154,6 +154,11 @@ class FileSource:
                            f"(columns: {', '.join(self.by_name)})")
         self._region: PageIndexRegion | None = None
 
+    def float_widths(self) -> dict[str, int]:
+        """Width in bits of each float column, by name (for literal typing)."""
+        return {leaf.name: leaf.float_type.width for leaf in self.footer.columns
+                if leaf.float_type is not None}
+
     def _leaf(self, name: str) -> LeafColumn:
         try:
             return self.by_name[name]

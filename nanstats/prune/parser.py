@@ -19,7 +19,7 @@ fields) or be quoted in backticks.
 >>> parse("x > 1.5 and not is_nan(y)")
 ((x > 1.5) and (not is_nan(y)))
 >>> parse("t between -1 and 2 or s in ('a', 'b') or x is not null")
-((((t >= -1) and (t <= 2)) or ((s == 'a') or (s == 'b'))) or (not is_null(x)))
+((((t >= -1) and (t <= 2)) or (s in ('a', 'b'))) or (not is_null(x)))
 >>> parse("x >")
 Traceback (most recent call last):
 ...

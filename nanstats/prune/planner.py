@@ -34,6 +34,7 @@ from nanstats.prune.abstract import truth
 from nanstats.prune.constraints import Need, necessary
 from nanstats.prune.expressions import Expr
 from nanstats.prune.page_search import ValueInterval, search_pages
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.results import (
     ColumnSearch,
     PageStats,
@@ -43,7 +44,6 @@ from nanstats.prune.results import (
     RowSelection,
     SegmentDecision,
 )
-from nanstats.prune.semantics import NanSemantics
 from nanstats.prune.source import StatisticsSource
 
 __all__ = ["plan"]
@@ -68,7 +68,7 @@ def _short(a: ColumnAbstract) -> str:
     return " or ".join(parts) if parts else "no rows"
 
 
-def _verdict(pred: Expr, env: dict[str, ColumnAbstract], semantics: NanSemantics,
+def _verdict(pred: Expr, env: dict[str, ColumnAbstract], semantics: EngineProfile,
              what: str) -> tuple[bool, str]:
     t = truth(pred, env, semantics)
     if True in t:
@@ -92,7 +92,7 @@ def _interval(need: Need) -> ValueInterval:
 
 
 def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred: Expr,
-                   semantics: NanSemantics) -> _ColumnPages:
+                   semantics: EngineProfile) -> _ColumnPages:
     if ps is None:
         return _ColumnPages([0], [chunk], ColumnSearch(name, 1, "none", 0, 1, "no page index"),
                             [True])
@@ -147,14 +147,15 @@ def _merge(ranges: list[tuple[int, int]]) -> Ranges:
 
 
 def _row_group(src: StatisticsSource, g: int, names: Sequence[str], pred: Expr,
-               semantics: NanSemantics, detail: bool) -> tuple[RowGroupDecision, Ranges]:
+               semantics: EngineProfile, detail: bool) -> tuple[RowGroupDecision, Ranges]:
     rows = src.num_rows(g)
     env = src.chunk_env(g, names)
     kept, reason = _verdict(pred, env, semantics, "chunk statistics")
     if not kept or rows == 0:
         return RowGroupDecision(g, rows, False, reason if not kept else "no rows"), ()
     cols = {n: _search_column(n, env[n], src.page_stats(g, n), pred, semantics) for n in names}
-    cuts = sorted({s for c in cols.values() for s in c.starts} | {rows})
+    # Row 0 always starts a segment (a predicate that reads no column has no pages).
+    cuts = sorted({s for c in cols.values() for s in c.starts} | {0, rows})
     idx = dict.fromkeys(cols, 0)
     segments: list[SegmentDecision] = []
     kept_ranges: list[tuple[int, int]] = []
@@ -186,9 +187,13 @@ def _row_group(src: StatisticsSource, g: int, names: Sequence[str], pred: Expr,
     return RowGroupDecision(g, rows, True, reason, searches, tuple(segments)), merged
 
 
-def plan(source: StatisticsSource, predicate: Expr, semantics: NanSemantics, *,
+def plan(source: StatisticsSource, predicate: Expr, semantics: str | EngineProfile, *,
          detail: bool = True, name: str = "") -> PruneReport:
     """Judge every row group and segment of a source (see the module example).
+
+    ``semantics`` is an engine profile or its name; literals compared with
+    float16/float32 columns must already be typed as the profile says
+    (:func:`nanstats.prune.binding.bind`; ``nanstats.prune.pages`` does it).
 
     >>> import numpy as np
     >>> from nanstats.prune.expressions import col
@@ -198,15 +203,16 @@ def plan(source: StatisticsSource, predicate: Expr, semantics: NanSemantics, *,
     >>> report.selection.ranges, report.row_groups[1].searches[0].steps
     ({1: ((1, 2),)}, 3)
     """
+    prof = profile(semantics)
     names = sorted(predicate.columns())
     decisions: list[RowGroupDecision] = []
     ranges: dict[int, Ranges] = {}
     total = 0
     for g in range(source.num_row_groups):
         total += source.num_rows(g)
-        decision, merged = _row_group(source, g, names, predicate, semantics, detail)
+        decision, merged = _row_group(source, g, names, predicate, prof, detail)
         if merged:
             ranges[g] = merged
         decisions.append(decision)
-    return PruneReport(name, repr(predicate), semantics, tuple(decisions),
+    return PruneReport(name, repr(predicate), prof.name, tuple(decisions),
                        RowSelection(ranges, total))

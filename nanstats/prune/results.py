@@ -22,7 +22,6 @@ from typing import Any
 from nanstats.core.abstraction import ColumnAbstract
 from nanstats.core.rules import BoundaryOrder
 from nanstats.prune.constraints import Key
-from nanstats.prune.semantics import NanSemantics
 
 __all__ = ["ColumnSearch", "PageStats", "PruneReport", "Ranges", "RowGroupDecision",
            "RowSelection", "SegmentDecision"]
@@ -156,7 +155,7 @@ class PruneReport:
 
     path: str
     predicate: str
-    semantics: NanSemantics
+    semantics: str  #: the engine profile's name
     row_groups: tuple[RowGroupDecision, ...]
     selection: RowSelection = field(repr=False)
 

@@ -23,8 +23,10 @@ import numpy.typing as npt
 
 from nanstats.core.floats import DOUBLE
 from nanstats.prune import expressions as ex
+from nanstats.prune.binding import arrow_widths, bind
 from nanstats.prune.expressions import Expr
-from nanstats.prune.semantics import TRUE_UNDER, NanSemantics, check_semantics
+from nanstats.prune.profiles import EngineProfile, profile
+from nanstats.prune.semantics import TRUE_UNDER, NanSemantics
 from nanstats.prune.visitor import ExprVisitor
 
 Bools = npt.NDArray[np.bool_]
@@ -84,13 +86,21 @@ def _load(table: Any, name: str) -> _Values:
 class _ValueOf(ExprVisitor[_Values]):
     """A value expression over every row; a predicate is not a value."""
 
-    __slots__ = ("n", "table")
+    __slots__ = ("n", "nan_is_missing", "table")
 
-    def __init__(self, table: Any, n: int) -> None:
-        self.table, self.n = table, n
+    def __init__(self, table: Any, n: int, nan_is_missing: bool = False) -> None:
+        self.table, self.n, self.nan_is_missing = table, n, nan_is_missing
 
     def visit_col(self, e: ex.Col) -> _Values:
-        return _load(self.table, e.name)
+        out = _load(self.table, e.name)
+        if self.nan_is_missing and out.null.any():
+            if out.kind != "float":
+                raise TypeError(f"column {e.name!r}: with NaN as missing, only float columns "
+                                "may hold nulls")
+            data = out.data.copy()
+            data[out.null] = np.nan  # a null is a NaN
+            return _Values("float", data, np.zeros(self.n, dtype=bool))
+        return out
 
     def visit_lit(self, e: ex.Lit) -> _Values:
         v, n = e.value, self.n
@@ -127,7 +137,7 @@ class _ValueOf(ExprVisitor[_Values]):
     def _predicate(self, e: Expr) -> _Values:
         raise TypeError(f"{e!r} is a predicate, not a value")
 
-    visit_compare = visit_is_nan = visit_is_null = _predicate
+    visit_compare = visit_in = visit_is_nan = visit_is_null = _predicate
     visit_and = visit_or = visit_not = _predicate
 
 
@@ -168,10 +178,11 @@ Masks = tuple[Bools, Bools]
 class _TruthOf(ExprVisitor[Masks]):
     """(value, null) masks of a predicate; value is meaningless where null."""
 
-    __slots__ = ("n", "semantics", "values")
+    __slots__ = ("n", "profile", "semantics", "values")
 
-    def __init__(self, table: Any, n: int, semantics: NanSemantics) -> None:
-        self.n, self.semantics, self.values = n, semantics, _ValueOf(table, n)
+    def __init__(self, table: Any, n: int, prof: EngineProfile) -> None:
+        self.n, self.profile, self.semantics = n, prof, prof.order
+        self.values = _ValueOf(table, n, prof.nan_is_missing)
 
     def visit_compare(self, e: ex.Compare) -> Masks:
         a, b = self.values.visit(e.left), self.values.visit(e.right)
@@ -181,13 +192,28 @@ class _TruthOf(ExprVisitor[Masks]):
             val |= rels[r]
         return val, a.null | b.null
 
+    def visit_in(self, e: ex.In) -> Masks:
+        a = self.values.visit(e.operand)
+        val = np.zeros(self.n, dtype=bool)
+        for v in e.values:
+            val |= _relations(a, self.values.visit(v), self.profile.membership_order)["eq"]
+        if self.profile.null_in is None:
+            return val, a.null.copy()
+        return val & ~a.null, np.zeros(self.n, dtype=bool)
+
+    def _nan(self, a: _Values) -> Bools:
+        return np.isnan(a.data) if a.kind == "float" else np.zeros(self.n, dtype=bool)
+
     def visit_is_nan(self, e: ex.IsNan) -> Masks:
         a = self.values.visit(e.operand)
-        nan = np.isnan(a.data) if a.kind == "float" else np.zeros(self.n, dtype=bool)
-        return nan & ~a.null, np.zeros(self.n, dtype=bool)
+        null = a.null.copy() if self.profile.is_nan_null == "null" else \
+            np.zeros(self.n, dtype=bool)
+        return self._nan(a) & ~a.null, null
 
     def visit_is_null(self, e: ex.IsNull) -> Masks:
         a = self.values.visit(e.operand)
+        if self.profile.nan_is_missing:  # isna
+            return self._nan(a) | a.null, np.zeros(self.n, dtype=bool)
         return a.null.copy(), np.zeros(self.n, dtype=bool)
 
     def visit_and(self, e: ex.And) -> Masks:
@@ -217,12 +243,24 @@ class _TruthOf(ExprVisitor[Masks]):
     visit_col = visit_arith = visit_neg = _value
 
 
-def filter_mask(predicate: Expr, table: Any, semantics: NanSemantics = "nan_greatest") -> Bools:
+def filter_mask(predicate: Expr, table: Any,
+                semantics: str | EngineProfile = "nan_greatest") -> Bools:
     """True for each row of an Arrow table where the predicate is true (not false, not null).
 
-    Floats are compared (and computed with) in double precision; integers
-    compared with doubles are converted to doubles, as SQL engines do.
+    ``semantics`` is an engine profile or its name
+    (:mod:`nanstats.prune.profiles`).  Literals are first typed against the
+    table's float16/float32 columns as the profile says
+    (:func:`nanstats.prune.binding.bind`); then floats are compared (and
+    computed with) in double precision, and integers compared with doubles
+    are converted to doubles.
+
+    >>> import numpy as np, pyarrow as pa
+    >>> from nanstats.prune.expressions import col
+    >>> t = pa.table({"b": np.array([1.1, 2.0], dtype=np.float32)})
+    >>> filter_mask(col("b") == 1.1, t, "duckdb").tolist(), filter_mask(col("b") == 1.1, t, "spark").tolist()
+    ([True, False], [False, False])
     """
-    check_semantics(semantics)
-    val, null = _TruthOf(table, table.num_rows, semantics).visit(predicate)
+    prof = profile(semantics)
+    predicate = bind(predicate, arrow_widths(table.schema), prof)
+    val, null = _TruthOf(table, table.num_rows, prof).visit(predicate)
     return val & ~null

@@ -34,13 +34,7 @@ SEMANTICS: tuple[NanSemantics, ...] = get_args(NanSemantics)
 COMPARISONS: tuple[Comparison, ...] = get_args(Comparison)
 DEFAULT_SEMANTICS: NanSemantics = "nan_greatest"
 
-#: Engines by semantics, as observed (SPEC.md section 6).
-ENGINES: dict[NanSemantics, tuple[str, ...]] = {
-    "ieee": ("numpy", "pandas", "Arrow compute"),
-    "nan_greatest": ("Spark SQL", "PostgreSQL", "DuckDB", "Polars", "Oracle", "DB2"),
-    "nan_least": ("MySQL", "SQL Server"),
-    "total_order": ("arrow-rs ordering kernels", "sorts by IEEE 754 totalOrder"),
-}
+# Which engine does what, beyond NaN order: nanstats.prune.profiles (measured).
 
 #: The relations under which each comparison is true.
 TRUE_UNDER: dict[Comparison, frozenset[Relation]] = {

@@ -17,7 +17,7 @@ no registered handler fails loudly instead of falling through a chain of
 ...     def node(self, e: Expr) -> int:
 ...         return 1 + max(self.visit(c) for c in e.children())
 ...     visit_col = visit_lit = leaf
-...     visit_compare = visit_arith = visit_neg = node
+...     visit_compare = visit_in = visit_arith = visit_neg = node
 ...     visit_is_nan = visit_is_null = visit_and = visit_or = visit_not = node
 >>> Depth().visit((col("x") * 2 > 1.0) | ~is_nan(col("y")))
 4
@@ -35,6 +35,7 @@ from nanstats.prune.expressions import (
     Col,
     Compare,
     Expr,
+    In,
     IsNan,
     IsNull,
     Lit,
@@ -59,6 +60,7 @@ class ExprVisitor(ABC, Generic[T]):
     ...     def pair(self, e): return self.visit(e.left) + self.visit(e.right)
     ...     def one(self, e): return self.visit(e.operand)
     ...     visit_compare = visit_arith = visit_and = visit_or = pair
+    ...     def visit_in(self, e): return self.visit(e.operand)
     ...     visit_neg = visit_is_nan = visit_is_null = visit_not = one
     >>> Columns().visit((col("b") > col("a")) & (col("b") < 3))
     ['b', 'a', 'b']
@@ -85,6 +87,9 @@ class ExprVisitor(ABC, Generic[T]):
 
     @abstractmethod
     def visit_compare(self, e: Compare) -> T: ...
+
+    @abstractmethod
+    def visit_in(self, e: In) -> T: ...
 
     @abstractmethod
     def visit_arith(self, e: Arith) -> T: ...
@@ -121,6 +126,7 @@ def _dispatch(e: object, visitor: ExprVisitor[Any]) -> Any:
 _dispatch.register(Col, lambda e, v: v.visit_col(e))
 _dispatch.register(Lit, lambda e, v: v.visit_lit(e))
 _dispatch.register(Compare, lambda e, v: v.visit_compare(e))
+_dispatch.register(In, lambda e, v: v.visit_in(e))
 _dispatch.register(Arith, lambda e, v: v.visit_arith(e))
 _dispatch.register(Neg, lambda e, v: v.visit_neg(e))
 _dispatch.register(IsNan, lambda e, v: v.visit_is_nan(e))
@@ -130,5 +136,5 @@ _dispatch.register(Or, lambda e, v: v.visit_or(e))
 _dispatch.register(Not, lambda e, v: v.visit_not(e))
 
 #: The node types a visitor handles, in the order of its methods.
-NODE_TYPES: tuple[type[Expr], ...] = (Col, Lit, Compare, Arith, Neg, IsNan, IsNull, And, Or,
-                                      Not)
+NODE_TYPES: tuple[type[Expr], ...] = (Col, Lit, Compare, In, Arith, Neg, IsNan, IsNull, And,
+                                      Or, Not)

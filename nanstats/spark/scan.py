@@ -8,7 +8,8 @@ the files' own footers and page indexes, which files, row groups and rows
 with pyarrow, reads the row groups that remain, keeps the planned row
 ranges, applies the exact filter, and hands Arrow batches to Spark.  The
 result equals Spark's own full scan with the same filter (the default
-semantics, ``nan_greatest``, is Spark's).
+engine profile, ``spark``, is Spark's: NaN greatest, literals typed as
+double).
 
 >>> import os, tempfile, numpy as np, pyarrow as pa
 >>> from nanstats.parquet.writing import write_table
@@ -37,11 +38,12 @@ import pyarrow as pa
 from nanstats.core.floats import BY_PHYSICAL_TYPE
 from nanstats.core.stats import ColumnStats
 from nanstats.lake.listing import list_parquet_files
+from nanstats.prune.binding import bind
 from nanstats.prune.expressions import Expr
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.planner import plan
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.results import RowSelection
-from nanstats.prune.semantics import DEFAULT_SEMANTICS, NanSemantics, check_semantics
 from nanstats.prune.sources import LayeredSource, StatsSource
 
 
@@ -55,13 +57,13 @@ class ScanPlan:
     >>> _ = write_table(pa.table({"x": np.arange(10.0)}), os.path.join(folder, "a.parquet"))
     >>> plan = plan_scan(folder, "x > 7")
     >>> plan
-    ScanPlan((x > 7) under nan_greatest: 1 of 1 files, 1 of 1 row groups, 10 of 10 rows)
+    ScanPlan((x > 7) under spark: 1 of 1 files, 1 of 1 row groups, 10 of 10 rows)
     >>> [(os.path.basename(t["path"]), t["row_group"], t["ranges"]) for t in plan.tasks()]
     [('a.parquet', 0, '[[0, 10]]')]
     """
 
     predicate: str
-    semantics: NanSemantics
+    semantics: str  #: the engine profile's name
     selections: dict[str, RowSelection]
     all_files: tuple[str, ...]
     row_groups_total: int
@@ -168,8 +170,9 @@ def sources_from_index(index: Any, columns: Sequence[str] | None = None
     return out
 
 
-def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics =
-              DEFAULT_SEMANTICS, *, path: str | Sequence[str] | None = None) -> ScanPlan:
+def plan_scan(index_or_path: Any, predicate: Expr | str,
+              semantics: str | EngineProfile = "spark", *,
+              path: str | Sequence[str] | None = None) -> ScanPlan:
     """The files, row groups and row ranges a query must read.
 
     ``index_or_path`` is the statistics table of
@@ -195,7 +198,7 @@ def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics
     from nanstats.prune.parquet_source import FileSource
 
     pred = as_predicate(predicate)
-    check_semantics(semantics)
+    prof = profile(semantics)
     names = pred.columns()
     if isinstance(index_or_path, (str, os.PathLike)) or (
             isinstance(index_or_path, Sequence) and not isinstance(index_or_path, pa.Table)):
@@ -210,12 +213,13 @@ def plan_scan(index_or_path: Any, predicate: Expr | str, semantics: NanSemantics
         file_src = FileSource(f)
         layers: list[Any] = [exact[f], file_src] if f in exact else [file_src]
         src = LayeredSource(layers)
-        report = plan(src, pred, semantics, detail=False, name=f)
+        report = plan(src, bind(pred, file_src.float_widths(), prof), prof, detail=False,
+                      name=f)
         groups_total += len(report.row_groups)
         rows_total += report.selection.total_rows
         if report.selection.ranges:
             selections[f] = report.selection
-    return ScanPlan(repr(pred), semantics, selections, tuple(files), groups_total, rows_total)
+    return ScanPlan(repr(pred), prof.name, selections, tuple(files), groups_total, rows_total)
 
 
 def _partition_values(path: str, root: str) -> dict[str, str]:
@@ -229,7 +233,7 @@ def _partition_values(path: str, root: str) -> dict[str, str]:
 
 
 def _read_batches(batches: Iterator[pa.RecordBatch], root: str, predicate: str,
-                  semantics: str, schema_json: str) -> Iterator[pa.RecordBatch]:
+                  semantics: str | EngineProfile, schema_json: str) -> Iterator[pa.RecordBatch]:
     """Executor side: read planned row ranges, filter exactly, emit Spark's schema."""
     import pyarrow.parquet as papq
 
@@ -254,13 +258,13 @@ def _read_batches(batches: Iterator[pa.RecordBatch], root: str, predicate: str,
                     field = schema.field(name)
                     arr = pa.array([value] * table.num_rows, pa.string()).cast(field.type)
                     table = table.append_column(name, arr)
-            table = table.filter(filter_mask(pred, table, semantics))  # type: ignore[arg-type]
+            table = table.filter(filter_mask(pred, table, semantics))
             table = table.select(schema.names).cast(schema)
             yield from table.to_batches()
 
 
 def read(spark: Any, path: str, predicate: Expr | str,
-         semantics: NanSemantics = DEFAULT_SEMANTICS, *, index: Any = None,
+         semantics: str | EngineProfile = "spark", *, index: Any = None,
          scan_plan: ScanPlan | None = None) -> Any:
     """The rows of a Parquet lake that satisfy the predicate, reading only what may match.
 
@@ -280,9 +284,9 @@ def read(spark: Any, path: str, predicate: Expr | str,
     from pyspark.sql.pandas.types import to_arrow_schema
 
     pred = as_predicate(predicate)
-    check_semantics(semantics)
+    prof = profile(semantics)
     if scan_plan is None:
-        scan_plan = plan_scan(index if index is not None else path, pred, semantics,
+        scan_plan = plan_scan(index if index is not None else path, pred, prof,
                               path=path if index is not None else None)
     spark_schema = spark.read.parquet(path).schema
     arrow_schema = to_arrow_schema(spark_schema)
@@ -293,6 +297,6 @@ def read(spark: Any, path: str, predicate: Expr | str,
         ("path", pa.string()), ("row_group", pa.int32()), ("ranges", pa.string())])))
     parallelism = max(1, min(len(tasks), spark.sparkContext.defaultParallelism * 2))
     schema_hex = arrow_schema.serialize().to_pybytes().hex()
-    root, text, sem = os.fspath(path), repr(pred), semantics
+    root, text, sem = os.fspath(path), repr(pred), prof
     return frame.repartition(parallelism).mapInArrow(
         lambda it: _read_batches(it, root, text, sem, schema_hex), spark_schema)

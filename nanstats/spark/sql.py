@@ -1,9 +1,14 @@
 """nanstats predicates as Spark SQL expressions (for Spark's own scan of the same filter).
 
 Spark compares doubles with NaN greatest and equal to itself, and -0.0 equal
-to 0.0: the ``nan_greatest`` semantics.  Two differences to know: Spark's
-``isnan(NULL)`` is false, as nanstats' ``is_nan``; Spark's division by zero
-is NULL (or an error under ANSI mode) where nanstats computes IEEE 754
+to 0.0, types literals as double against float columns, gives false for
+``isnan(NULL)`` and means an OR of ``=`` by ``IN``: the ``spark`` profile
+(:mod:`nanstats.prune.profiles`).  The translation reads the profile it is
+given: ``is_nan(null)`` as null becomes a CASE, literals typed at a column's
+precision must be bound first (:func:`nanstats.prune.binding.bind`; they are
+then exact doubles), and what Spark SQL cannot say (another NaN order, a
+hash membership, NaN as missing) is refused.  Spark's division by zero is
+NULL (or an error under ANSI mode) where nanstats computes IEEE 754
 infinities, so predicates that divide by a column or by zero differ.
 
 >>> from nanstats.prune.parser import parse
@@ -20,6 +25,7 @@ import math
 from nanstats.core.floats import nan_sign
 from nanstats.prune import expressions as ex
 from nanstats.prune.expressions import Expr
+from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.visitor import ExprVisitor
 
 _OPS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "!="}
@@ -49,7 +55,10 @@ def _literal(v: object) -> str:
 class _SparkSql(ExprVisitor[str]):
     """The Spark SQL text of each node."""
 
-    __slots__ = ()
+    __slots__ = ("profile",)
+
+    def __init__(self, prof: EngineProfile) -> None:
+        self.profile = prof
 
     def visit_col(self, e: ex.Col) -> str:
         return ".".join(f"`{part}`" for part in e.name.split("."))
@@ -60,6 +69,13 @@ class _SparkSql(ExprVisitor[str]):
     def visit_compare(self, e: ex.Compare) -> str:
         return f"({self.visit(e.left)} {_OPS[e.op]} {self.visit(e.right)})"
 
+    def visit_in(self, e: ex.In) -> str:
+        p = self.profile
+        if p.membership != "equal":
+            raise ValueError(f"Spark SQL's IN is an OR of =; it cannot evaluate membership "
+                             f"under {p.name!r} ({p.membership})")
+        return f"({self.visit(e.operand)} IN ({', '.join(self.visit(v) for v in e.values)}))"
+
     def visit_arith(self, e: ex.Arith) -> str:
         return f"({self.visit(e.left)} {e.op} {self.visit(e.right)})"
 
@@ -67,7 +83,10 @@ class _SparkSql(ExprVisitor[str]):
         return f"(- {self.visit(e.operand)})"
 
     def visit_is_nan(self, e: ex.IsNan) -> str:
-        return f"isnan({self.visit(e.operand)})"
+        x = self.visit(e.operand)
+        if self.profile.is_nan_null == "null":
+            return f"(CASE WHEN {x} IS NULL THEN NULL ELSE isnan({x}) END)"
+        return f"isnan({x})"
 
     def visit_is_null(self, e: ex.IsNull) -> str:
         return f"({self.visit(e.operand)} IS NULL)"
@@ -82,14 +101,24 @@ class _SparkSql(ExprVisitor[str]):
         return f"(NOT {self.visit(e.operand)})"
 
 
-_TO_SPARK_SQL = _SparkSql()
+def to_spark_sql(e: Expr, semantics: str | EngineProfile = "spark") -> str:
+    """The Spark SQL text of a predicate or value expression, under an engine profile.
 
-
-def to_spark_sql(e: Expr) -> str:
-    """The Spark SQL text of a predicate or value expression.
-
-    >>> from nanstats.prune.expressions import col
+    >>> from nanstats.prune.expressions import col, is_nan
     >>> to_spark_sql(-col("s.x") / 2 <= 1)
     '(((- `s`.`x`) / 2) <= 1)'
+    >>> to_spark_sql(~is_nan(col("x")), "duckdb")
+    '(NOT (CASE WHEN `x` IS NULL THEN NULL ELSE isnan(`x`) END))'
+    >>> to_spark_sql(col("x") > 1, "ieee")
+    Traceback (most recent call last):
+    ...
+    ValueError: Spark SQL orders NaN greatest; it cannot evaluate a predicate under 'ieee'
     """
-    return _TO_SPARK_SQL.visit(e)
+    prof = profile(semantics)
+    if prof.order != "nan_greatest":
+        raise ValueError(f"Spark SQL orders NaN greatest; it cannot evaluate a predicate "
+                         f"under {prof.name!r}")
+    if prof.nan_is_missing:
+        raise ValueError(f"Spark SQL tells NaN from null; it cannot evaluate a predicate "
+                         f"under {prof.name!r}")
+    return _SparkSql(prof).visit(e)

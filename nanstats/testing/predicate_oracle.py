@@ -22,7 +22,8 @@ import numpy as np
 
 from nanstats.prune import expressions as ex
 from nanstats.prune.expressions import Expr, col
-from nanstats.prune.semantics import COMPARISONS, NanSemantics, holds, relation
+from nanstats.prune.profiles import EngineProfile, profile
+from nanstats.prune.semantics import COMPARISONS, holds, relation
 from nanstats.prune.visitor import ExprVisitor
 
 Row = dict[str, Any]
@@ -31,13 +32,14 @@ Row = dict[str, Any]
 class _ValueOf(ExprVisitor[Any]):
     """A value expression on one row (None: null); a predicate is not a value."""
 
-    __slots__ = ("row",)
+    __slots__ = ("missing", "row")
 
-    def __init__(self, row: Row) -> None:
-        self.row = row
+    def __init__(self, row: Row, nan_is_missing: bool = False) -> None:
+        self.row, self.missing = row, nan_is_missing
 
     def visit_col(self, e: ex.Col) -> Any:
-        return self.row[e.name]
+        v = self.row[e.name]
+        return math.nan if v is None and self.missing else v
 
     def visit_lit(self, e: ex.Lit) -> Any:
         return e.value
@@ -58,17 +60,18 @@ class _ValueOf(ExprVisitor[Any]):
     def _predicate(self, e: Expr) -> Any:
         raise TypeError(f"not a value: {e!r}")
 
-    visit_compare = visit_is_nan = visit_is_null = _predicate
+    visit_compare = visit_in = visit_is_nan = visit_is_null = _predicate
     visit_and = visit_or = visit_not = _predicate
 
 
 class _Evaluate(ExprVisitor[bool | None]):
     """A predicate on one row: True, False or None (null)."""
 
-    __slots__ = ("semantics", "values")
+    __slots__ = ("profile", "semantics", "values")
 
-    def __init__(self, row: Row, semantics: NanSemantics) -> None:
-        self.values, self.semantics = _ValueOf(row), semantics
+    def __init__(self, row: Row, prof: EngineProfile) -> None:
+        self.values, self.profile, self.semantics = \
+            _ValueOf(row, prof.nan_is_missing), prof, prof.order
 
     def visit_compare(self, e: ex.Compare) -> bool | None:
         a, b = self.values.visit(e.left), self.values.visit(e.right)
@@ -78,12 +81,28 @@ class _Evaluate(ExprVisitor[bool | None]):
             a, b = float(a), float(b)  # an integer meets a double as a double
         return holds(e.op, relation(a, b, self.semantics))
 
+    def visit_in(self, e: ex.In) -> bool | None:
+        a = self.values.visit(e.operand)
+        if a is None:
+            return self.profile.null_in
+        for lit in e.values:
+            b = lit.value
+            if isinstance(a, float) != isinstance(b, float):
+                a, b = float(a), float(b)
+            if relation(a, b, self.profile.membership_order) == "eq":
+                return True
+        return False
+
     def visit_is_nan(self, e: ex.IsNan) -> bool | None:
         v = self.values.visit(e.operand)
+        if v is None:
+            return None if self.profile.is_nan_null == "null" else False
         return isinstance(v, float) and math.isnan(v)
 
     def visit_is_null(self, e: ex.IsNull) -> bool | None:
-        return self.values.visit(e.operand) is None
+        v = self.values.visit(e.operand)
+        return v is None or (self.profile.nan_is_missing and isinstance(v, float)
+                             and math.isnan(v))
 
     def visit_and(self, e: ex.And) -> bool | None:
         a, b = self.visit(e.left), self.visit(e.right)
@@ -112,14 +131,16 @@ class _Evaluate(ExprVisitor[bool | None]):
     visit_col = visit_arith = visit_neg = _value
 
 
-def evaluate_row(e: Expr, row: Row, semantics: NanSemantics) -> bool | None:
+def evaluate_row(e: Expr, row: Row, semantics: str | EngineProfile) -> bool | None:
     """True, False or None (null) for one row (a dict of column values, None = null).
+
+    Literals must already be typed against the columns (``binding.bind``).
 
     >>> from nanstats.prune.expressions import col
     >>> evaluate_row(col("x") == col("x"), {"x": float("nan")}, "nan_greatest")
     True
     """
-    return _Evaluate(row, semantics).visit(e)
+    return _Evaluate(row, profile(semantics)).visit(e)
 
 
 def random_predicate(rng: random.Random, columns: Sequence[str],

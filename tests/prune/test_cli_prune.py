@@ -48,3 +48,14 @@ def test_prune_errors(tmp_path, capsys) -> None:
     assert main(["prune", path, "--where", "x >>"]) == 2
     assert "cannot parse" in capsys.readouterr().err
     assert main(["prune", str(tmp_path / "missing.parquet"), "--where", "x > 1"]) == 2
+
+
+def test_prune_engine_option_types_float32_literals(tmp_path: object, capsys: object) -> None:
+    path = f"{tmp_path}/b.parquet"
+    write_table(pa.table({"b": np.array([1.1, 2.0], dtype=np.float32)}), path)
+    assert main(["prune", path, "--where", "b = 1.1", "--engine", "duckdb", "--json"]) == 0
+    duck = json.loads(capsys.readouterr().out)["files"][0]["results"]  # type: ignore[attr-defined]
+    assert main(["prune", path, "--where", "b = 1.1", "--engine", "spark", "--json"]) == 0
+    spark = json.loads(capsys.readouterr().out)["files"][0]["results"]  # type: ignore[attr-defined]
+    assert duck["semantics"] == "duckdb" and duck["row_groups"][0]["kept"]
+    assert spark["semantics"] == "spark" and not spark["row_groups"][0]["kept"]

@@ -161,8 +161,10 @@ def test_errors_name_the_problem(tmp_path: object) -> None:
     papq.write_table(pa.table({"x": [1.0]}), path)
     with pytest.raises(KeyError, match="no column 'nope'"):
         pages(path, "nope > 1")
-    with pytest.raises(ValueError, match="semantics must be one of"):
-        row_groups(path, "x > 1", semantics="spark")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="semantics must be an EngineProfile or one of"):
+        row_groups(path, "x > 1", semantics="sparkle")
+    with pytest.raises(ValueError, match="no profile for 'postgres': not measured"):
+        pages(path, "x > 1", semantics="postgres")
     with pytest.raises(ValueError, match="cannot parse"):
         read_table(path, "x >")
     bad = os.path.join(str(tmp_path), "bad.parquet")

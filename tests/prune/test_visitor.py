@@ -30,6 +30,7 @@ class _Names(ExprVisitor[str]):
     def visit_col(self, e): return "col"
     def visit_lit(self, e): return "lit"
     def visit_compare(self, e): return "compare"
+    def visit_in(self, e): return "in"
     def visit_arith(self, e): return "arith"
     def visit_neg(self, e): return "neg"
     def visit_is_nan(self, e): return "is_nan"
@@ -41,12 +42,12 @@ class _Names(ExprVisitor[str]):
 
 def test_every_node_type_has_one_abstract_method() -> None:
     assert set(NODE_TYPES) == _node_types()
-    assert len(ExprVisitor.__abstractmethods__) == len(NODE_TYPES) == 10
+    assert len(ExprVisitor.__abstractmethods__) == len(NODE_TYPES) == 11
 
 
 def test_dispatch_reaches_the_method_of_each_node_type() -> None:
     x = col("x")
-    cases = {"col": x, "lit": lit(1.0), "compare": x > 1, "arith": x + 1, "neg": -x,
+    cases = {"col": x, "lit": lit(1.0), "compare": x > 1, "in": x.isin([1, 2]), "arith": x + 1, "neg": -x,
              "is_nan": is_nan(x), "is_null": is_null(x), "and": (x > 1) & (x < 2),
              "or": (x > 1) | (x < 2), "not": ~(x > 1)}
     assert {name: _Names().visit(e) for name, e in cases.items()} == \
@@ -56,7 +57,8 @@ def test_dispatch_reaches_the_method_of_each_node_type() -> None:
 
 def test_a_visitor_missing_a_method_cannot_be_instantiated() -> None:
     class NoNot(ExprVisitor[str]):
-        visit_col = visit_lit = visit_compare = visit_arith = visit_neg = _Names.visit_col
+        visit_col = visit_lit = visit_compare = visit_in = visit_arith = _Names.visit_col
+        visit_neg = _Names.visit_col
         visit_is_nan = visit_is_null = visit_and = visit_or = _Names.visit_col
 
     with pytest.raises(TypeError, match="abstract .*visit_not"):
