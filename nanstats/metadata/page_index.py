@@ -152,7 +152,7 @@ class PageIndexRegion:
 
     Each column chunk's ColumnIndex and OffsetIndex ranges, as the footer
     places them, are read; ranges are read together only when the gap between
-    them is small (at most :data:`COALESCE_GAP` bytes, and no larger than the
+    them is small (at most ``COALESCE_GAP`` bytes, and no larger than the
     range after it), so the bytes read are at most twice what the footer
     declares, wherever the indexes lie: a page index far from the footer, or
     an offset pointing at the start of a large file, costs its own bytes, not
