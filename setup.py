@@ -62,6 +62,7 @@ extensions = [
         ["nanstats/_kernels.pyx", *SIMD_SOURCES],
         depends=[
             "nanstats/_simd/scan.h",
+            "nanstats/_simd/scan_bits.h",
             "nanstats/_simd/scan_levels.h",
             "nanstats/_simd/scan_template.h",
             "nanstats/_simd/scan_avx2_template.h",

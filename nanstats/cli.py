@@ -321,14 +321,7 @@ def _summary_notes(by_kind: dict[str, dict[str, Any]]) -> list[str]:
 
 def _detail(v: Any, shown: dict[str, str]) -> str:
     """One finding on one line: severity, where, what was found and expected, kind."""
-    where = [f"column {v.column!r}"]
-    if v.row_group is not None:
-        where.append(f"row group {v.row_group}")
-    if v.page is not None:
-        where.append(f"page {v.page}")
-    found = v.found if v.found == "absent" else f"is {v.found}"
-    return (f"{v.severity:7} {shown.get(v.file, v.file)}: {', '.join(where)}: {v.field} "
-            f"{found}, expected {v.expected} [{v.kind}]")
+    return f"{v.severity:7} {v.describe(shown.get(v.file, v.file))} [{v.kind}]"
 
 
 def _verdict(checked: int, findings: list[Any], by_severity: dict[str, int],

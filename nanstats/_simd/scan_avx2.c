@@ -10,23 +10,7 @@
 
 #define NS_TARGET __attribute__((target("avx2,bmi,bmi2,popcnt")))
 
-/* 64 validity bits starting at bit `pos`, reading only bytes < nbytes. */
-NS_TARGET static inline uint64_t ns_avx2_bits(const uint8_t *v, int64_t nbytes, int64_t pos)
-{
-    int64_t byte = pos >> 3;
-    unsigned shift = (unsigned)(pos & 7);
-    uint64_t lo = 0, hi = 0;
-    if (byte + 9 <= nbytes) {
-        memcpy(&lo, v + byte, 8);
-        hi = v[byte + 8];
-    } else {
-        for (int k = 0; k < 8 && byte + k < nbytes; k++)
-            lo |= (uint64_t)v[byte + k] << (8 * k);
-        if (byte + 8 < nbytes)
-            hi = v[byte + 8];
-    }
-    return shift ? (lo >> shift) | (hi << (64 - shift)) : lo;
-}
+#include "scan_bits.h"
 
 #define NS_SUFFIX _avx2
 #define NS_TEMPLATE "scan_avx2_template.h"

@@ -150,11 +150,11 @@ NS_TARGET static const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v,
                 cnt += __builtin_popcountll(x);
             }
         for (; w < full; w++) {
-            bits[w] = ns_avx2_bits(v, nbytes, pos + 64 * w);
+            bits[w] = ns_validity_bits(v, nbytes, pos + 64 * w);
             cnt += __builtin_popcountll(bits[w]);
         }
         if (rest) {
-            bits[w] = ns_avx2_bits(v, nbytes, pos + 64 * w) & live;
+            bits[w] = ns_validity_bits(v, nbytes, pos + 64 * w) & live;
             cnt += __builtin_popcountll(bits[w]);
             w++;
         }

@@ -192,7 +192,7 @@ NS_TARGET static inline uint64_t NS_FN(ns_word_)(int kind, const uint8_t *v, int
     uint64_t live = count >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << count) - 1);
     switch (kind) {
     case NS_VALIDITY_BITMAP:
-        return ns_avx512_bits(v, nbytes, bit_offset + r) & live;
+        return ns_validity_bits(v, nbytes, bit_offset + r) & live;
     case NS_VALIDITY_BYTES: {
         __m512i b = _mm512_maskz_loadu_epi8(live, v + r);
         return _mm512_test_epi8_mask(b, b);

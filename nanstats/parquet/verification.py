@@ -254,15 +254,24 @@ class Violation:
                 "expected": expected, "kind": self.kind, "severity": self.severity,
                 "rule": self.rule, "engines": list(self.engines)}
 
-    def __str__(self) -> str:
+    def describe(self, file: str) -> str:
+        """Where the finding is and what was found, the file named as ``file``.
+
+        >>> v = Violation("lake/a.parquet", "x", 0, None, "statistics.nan_count", "absent",
+        ...               "2", "missing_nan_count", "nan_count is mandatory")
+        >>> v.describe("a.parquet")
+        "a.parquet: column 'x', row group 0: statistics.nan_count absent, expected 2"
+        """
         where = [f"column {self.column!r}"]
         if self.row_group is not None:
             where.append(f"row group {self.row_group}")
         if self.page is not None:
             where.append(f"page {self.page}")
         found = self.found if self.found == "absent" else f"is {self.found}"
-        return (f"{os.path.basename(self.file)}: {', '.join(where)}: {self.field} {found}, "
-                f"expected {self.expected} ({self.rule})")
+        return f"{file}: {', '.join(where)}: {self.field} {found}, expected {self.expected}"
+
+    def __str__(self) -> str:
+        return f"{self.describe(os.path.basename(self.file))} ({self.rule})"
 
 
 #: A finding is a Violation (the older name) whatever its severity.
