@@ -18,6 +18,7 @@ from nanstats.metadata.pages import (
     read_pages,
 )
 from nanstats.metadata.thrift import decode, encode, pq
+from tests.parquet.test_upgrading import rewrite_footer
 
 
 def write(tmp_path, table, name="t.parquet", **options) -> str:
@@ -30,17 +31,6 @@ def pages_of(path, g=0, leaf=0) -> list[Page]:
     footer = read_footer(path)
     with open(path, "rb") as f:
         return read_pages(f, footer, g, leaf)
-
-
-def rewrite_footer(src: str, dst: str, mutate) -> None:
-    fs = read_footer(src)
-    meta = fs.metadata
-    mutate(meta)
-    raw = encode(meta)
-    with open(src, "rb") as f:
-        body = f.read(fs.metadata_offset)
-    with open(dst, "wb") as f:
-        f.write(body + raw + len(raw).to_bytes(4, "little") + b"PAR1")
 
 
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
