@@ -184,14 +184,28 @@ def test_full_fsync_where_the_platform_has_it(monkeypatch):
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
-def test_new_files_get_the_permissions_of_any_new_file(tmp_path, umask):
+@pytest.mark.parametrize("source_mode", [0o600, 0o640, 0o644])
+def test_the_output_keeps_the_sources_permissions(tmp_path, umask, source_mode):
+    # Issue 17 item 10: a private source must not become world-readable.
     src = _sample(tmp_path)
+    os.chmod(src, source_mode)
     old = os.umask(umask)
     try:
         upgrade(src, tmp_path / "dst.parquet")
     finally:
         os.umask(old)
-    assert stat.S_IMODE(os.stat(tmp_path / "dst.parquet").st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE(os.stat(tmp_path / "dst.parquet").st_mode) == source_mode
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_a_replaced_destination_keeps_its_stricter_permissions(tmp_path):
+    src = _sample(tmp_path)
+    os.chmod(src, 0o644)
+    dst = tmp_path / "dst.parquet"
+    dst.write_bytes(b"old")
+    os.chmod(dst, 0o600)
+    upgrade(src, dst)
+    assert stat.S_IMODE(os.stat(dst).st_mode) == 0o600
 
 
 def test_truncate_through_portable_calls(tmp_path, monkeypatch):

@@ -63,7 +63,7 @@ from nanstats.parquet.upgrading.plan import (
     string_statistics,
 )
 from nanstats.parquet.upgrading.report import ColumnTotals, UpgradeReport
-from nanstats.parquet.upgrading.writer import Writer, new_file, same_file
+from nanstats.parquet.upgrading.writer import Writer, new_file, output_mode, same_file
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -153,7 +153,7 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
 def _upgrade_with(src: str, dst: str, settings: _Settings, progress: Any, memory_map: bool,
                   calls: IOCalls) -> UpgradeReport:
     """The upgrade itself, through the system calls ``calls``."""
-    with new_file(dst, calls) as fd, open(src, "rb") as f:
+    with new_file(dst, calls, output_mode(src, dst)) as fd, open(src, "rb") as f:
         source = map_source(src) if memory_map and calls.memory_map else None
         w = Writer(fd, calls.open_reader(src, f.fileno()), source, calls)
         try:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -58,12 +59,33 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
+def output_mode(src: str, dst: str) -> int:
+    """The permission bits an upgrade of ``src`` into ``dst`` gets: the source's,
+    and no more than those of a ``dst`` it replaces (a private file stays private).
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> src, old = os.path.join(d, "src"), os.path.join(d, "old")
+    >>> for path, mode in ((src, 0o644), (old, 0o600)):
+    ...     open(path, "wb").close(); os.chmod(path, mode)
+    >>> oct(output_mode(src, os.path.join(d, "new"))), oct(output_mode(src, old))
+    ('0o644', '0o600')
+    """
+    mode = stat.S_IMODE(os.stat(src).st_mode) & 0o777
+    try:
+        mode &= stat.S_IMODE(os.stat(dst).st_mode)
+    except FileNotFoundError:
+        pass
+    return mode
+
+
 @contextmanager
-def new_file(dst: str, calls: IOCalls = _NATIVE) -> Iterator[int]:
+def new_file(dst: str, calls: IOCalls = _NATIVE, mode: int | None = None) -> Iterator[int]:
     """A temporary file beside ``dst`` (its descriptor), renamed over ``dst`` when complete.
 
-    Created with the permissions a new file gets (``0o666`` less the umask,
-    applied by the system as for any new file: no umask to look up);
+    Created private (``0o600``) so that nobody reads it half-written, and
+    given ``mode`` (see :func:`output_mode`) just before the rename (without
+    ``mode`` it stays private);
     made durable (``calls.sync_file``) before the rename, the directory
     fsynced after it.  On an error the temporary file is removed and
     ``dst`` untouched.  See the module example.
@@ -74,6 +96,8 @@ def new_file(dst: str, calls: IOCalls = _NATIVE) -> Iterator[int]:
         try:
             yield fd
             calls.sync_file(fd)
+            if mode is not None and hasattr(os, "fchmod"):  # POSIX permission bits
+                os.fchmod(fd, mode)
         finally:
             os.close(fd)
         os.replace(tmp, dst)
@@ -87,12 +111,12 @@ def new_file(dst: str, calls: IOCalls = _NATIVE) -> Iterator[int]:
 
 
 def _create_temporary(directory: str, prefix: str) -> tuple[int, str]:
-    """A new file of a name nobody else has, opened for writing (as mkstemp, but mode 0o666)."""
+    """A new file of a name nobody else has, private, opened for writing (as mkstemp)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY
     for _ in range(100):
         path = os.path.join(directory, f"{prefix}{secrets.token_hex(4)}.nanstats-tmp")
         try:
-            return os.open(path, flags, 0o666), path
+            return os.open(path, flags, 0o600), path
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name in {directory!r}")  # pragma: no cover
