@@ -196,17 +196,10 @@ def write_bloom_filters(w: Writer, f: IO[bytes], footer: Footer,
 
 def write_page_indexes(w: Writer, all_chunks: list[list[Chunk]]) -> None:
     """Write every ColumnIndex, then every OffsetIndex, and point the chunks at them."""
-    for chunks in all_chunks:
-        for ch in chunks:
-            if ch.new_ci is not None:
-                ch.new.column_index_offset = w.write(ch.new_ci)
-                ch.new.column_index_length = len(ch.new_ci)
-            else:
-                ch.new.column_index_offset = ch.new.column_index_length = None
-    for chunks in all_chunks:
-        for ch in chunks:
-            if ch.new_oi is not None:
-                ch.new.offset_index_offset = w.write(ch.new_oi)
-                ch.new.offset_index_length = len(ch.new_oi)
-            else:
-                ch.new.offset_index_offset = ch.new.offset_index_length = None
+    for encoded, field in (("new_ci", "column_index"), ("new_oi", "offset_index")):
+        for chunks in all_chunks:
+            for ch in chunks:
+                raw = getattr(ch, encoded)
+                offset = None if raw is None else w.write(raw)
+                setattr(ch.new, f"{field}_offset", offset)
+                setattr(ch.new, f"{field}_length", None if raw is None else len(raw))
