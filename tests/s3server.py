@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+
 #: The standard variables every AWS client reads; nothing of nanstats' own.
 def aws_environment(endpoint: str) -> dict[str, str]:
     return {
