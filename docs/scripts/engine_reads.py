@@ -142,7 +142,7 @@ def _pyarrow() -> Engine:
     def in_memory(e: Expr) -> int:
         return TABLE.filter(harness._arrow(e, TABLE)).num_rows
 
-    return Engine(f"pyarrow {version('pyarrow')} (dataset filter)", on_file, in_memory)
+    return Engine(f"pyarrow {version('pyarrow')}", on_file, in_memory)
 
 
 def _duckdb() -> Engine:
