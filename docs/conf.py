@@ -52,7 +52,20 @@ numpydoc_class_members_toctree = False
 exclude_patterns = ["_build", "generated/*.rst.txt", "_generated/*.rst"]
 html_theme = "pydata_sphinx_theme"
 html_title = "nanstats"
-html_theme_options = {"navigation_with_keys": False}
+html_theme_options = {
+    "navigation_with_keys": False,
+    # Every guide page is a top-level entry of the index, so the theme's
+    # default left sidebar (the pages below the current top-level one) would
+    # be empty: the sidebar shows the whole table of contents instead, and
+    # the page's own sections are on the right.
+    "secondary_sidebar_items": ["page-toc"],
+    "show_prev_next": True,
+    "header_links_before_dropdown": 6,
+}
+html_sidebars = {"**": ["sidebar-all-pages.html"]}
+html_static_path = ["_static"]
+# Wide tables and code blocks scroll sideways inside the page column.
+html_css_files = ["nanstats.css"]
 
 # Every cross-reference must resolve.  The machine that builds the docs has no
 # internet, so there is no intersphinx: names of other projects (in type hints
@@ -96,6 +109,7 @@ def run_generators(app: Any) -> None:
     import changelog
     import cli_help
     import engine_profiles
+    import engine_reads
     import order_figure
     import perf_plot
     import writers_table
@@ -109,6 +123,7 @@ def run_generators(app: Any) -> None:
          lambda: perf_plot.main(["--quick"] if os.environ.get("NANSTATS_DOCS_QUICK") else [])),
         ("command-line help", cli_help.main),
         ("engine profiles table", engine_profiles.main),
+        ("what engines do with upgraded files", engine_reads.main),
         ("pruning tightness table", _tightness),
         ("changelog", changelog.main),
     ]:

@@ -278,3 +278,176 @@ def test_streams_with_null_callbacks_are_refused(field) -> None:
     chunked = pa.chunked_array([[1.0, 2.0]])
     with pytest.raises(ArrowInterfaceError, match="NULL|released"):
         nanstats.summary(Tampered(chunked, null, stream=True))
+
+
+# --- summary_table over any Arrow C stream, by group (issue 18 item 7) --------
+
+def _grouped_table(rng: np.random.Generator, n: int) -> pa.Table:
+    v = rng.normal(size=n)
+    v[rng.random(n) < 0.1] = np.nan
+    v[::11] = -np.nan
+    v[::13] = -0.0
+    k1 = pa.array(rng.integers(0, 4, n).astype(str).astype(object), mask=rng.random(n) < 0.05)
+    k2 = rng.integers(0, 3, n).astype(np.float64)
+    k2[::17] = np.nan
+    return pa.table({"k1": k1, "k2": k2,
+                     "v": pa.array(v, mask=rng.random(n) < 0.05),
+                     "h": pa.array(v.astype(np.float16)),
+                     "f": pa.array(v.astype(np.float32))})
+
+
+def _expected_groups(t: pa.Table, by: list[str], names: list[str]) -> dict:
+    """The oracle: each group's rows gathered in numpy, then nanstats.summary."""
+    frame = {k: t.column(k).to_pylist() for k in by}
+    keys = [tuple(("NaN",) if isinstance(x, float) and x != x else x for x in row)
+            for row in zip(*(frame[k] for k in by), strict=True)]
+    out = {}
+    for key in set(keys):
+        rows = [i for i, kk in enumerate(keys) if kk == key]
+        for name in names:
+            out[(key, name)] = nanstats.summary(t.column(name).take(pa.array(rows)))
+    return out
+
+
+def _plain(table: pa.Table) -> list[tuple]:
+    """Rows with NaN as a string, so that equal tables compare equal."""
+    return [tuple("NaN" if isinstance(v, float) and v != v else v for v in r.values())
+            for r in table.to_pylist()]
+
+
+def _check_rows(out: pa.Table, expected: dict, by: list[str]) -> None:
+    rows = out.to_pylist()
+    assert len(rows) == len(expected)
+    for r in rows:
+        key = tuple(("NaN",) if isinstance(r[k], float) and r[k] != r[k] else r[k] for k in by)
+        s = expected[(key, r["column"])]
+        assert (r["num_values"], r["null_count"], r["nan_count"], r["pos_nan_count"],
+                r["neg_nan_count"], r["min_bits"], r["max_bits"]) == (
+            s.num_values, s.null_count, s.nan_count, s.pos_nan_count, s.neg_nan_count,
+            s.min_bits, s.max_bits)
+
+
+@pytest.mark.parametrize("by", [["k1"], ["k1", "k2"], ["k2"]])
+def test_summary_table_by_groups_over_many_batches(by: list[str]) -> None:
+    from nanstats.arrow import summary_table
+
+    t = _grouped_table(np.random.default_rng(len(by)), 2000)
+    expected = _expected_groups(t, by, ["v", "h", "f"])
+    batched = pa.Table.from_batches(t.to_batches(max_chunksize=170))
+    out = summary_table(batched, ["v", "h", "f"], by=by)
+    assert out.column_names[:len(by) + 1] == [*by, "column"]
+    _check_rows(out, expected, by)
+    # Null and NaN keys are one group each, as in GROUP BY.
+    for k in by:
+        assert any(x is None or x != x for x in out[k].to_pylist())
+    # Groups come sorted by key, columns in order within a group; one batch agrees.
+    assert out.take(np.arange(3))["column"].to_pylist() == ["v", "h", "f"]
+    assert _plain(summary_table(t, ["v", "h", "f"], by=by)) == _plain(out)
+
+
+def test_summary_table_takes_every_stream_producer() -> None:
+    import duckdb
+
+    from nanstats.arrow import summary_table
+
+    t = _grouped_table(np.random.default_rng(5), 500).select(["k1", "v", "f"])
+    want = summary_table(t, by="k1")
+    producers = {
+        "RecordBatchReader": pa.RecordBatchReader.from_batches(
+            t.schema, t.to_batches(max_chunksize=64)),
+        "C stream only": CArrayOnly(t, stream=True),
+        "polars": pl.from_arrow(t),
+    }
+    for name, producer in producers.items():
+        assert _plain(summary_table(producer, by="k1")) == _plain(want), name
+    con = duckdb.connect()
+    con.register("t", t)
+    rel = con.sql("SELECT k1, v, f FROM t")
+    got = summary_table(rel, by="k1")
+    assert _plain(got) == _plain(want)
+    # A record batch alone, and no groups.
+    whole = summary_table(t.to_batches()[0])
+    assert whole["column"].to_pylist() == ["v", "f"]
+
+
+def test_summary_table_reads_a_stream_one_batch_at_a_time() -> None:
+    import weakref
+
+    from nanstats.arrow import summary_table
+
+    alive = most = 0
+
+    def freed() -> None:
+        nonlocal alive
+        alive -= 1
+
+    def batches():
+        nonlocal alive, most
+        rng = np.random.default_rng(0)
+        for i in range(40):
+            # Arrow wraps the numpy buffer without a copy and holds it as long
+            # as any batch over it lives: its finalizer says when none does.
+            x = rng.normal(size=1000)
+            weakref.finalize(x, freed)
+            alive += 1
+            most = max(most, alive)
+            yield pa.record_batch({"k": pa.array(np.full(1000, i % 3)), "x": pa.array(x)})
+
+    reader = pa.RecordBatchReader.from_batches(
+        pa.schema({"k": pa.int64(), "x": pa.float64()}), batches())
+    out = summary_table(reader, by="k")
+    assert out["num_values"].to_pylist() == [14000, 13000, 13000]
+    assert most <= 3, f"{most} batches alive at once"
+    gc.collect()
+    assert alive == 0
+
+
+def test_summary_table_edges_and_errors() -> None:
+    from nanstats.arrow import summary_table
+
+    t = pa.table({"k": pa.array([], pa.string()), "x": pa.array([], pa.float64())})
+    assert summary_table(t, by="k").num_rows == 0
+    (row,) = summary_table(t).to_pylist()
+    assert (row["num_values"], row["min"], row["min_bits"]) == (0, None, None)
+    assert summary_table(pa.table({"s": ["a"]})).num_rows == 0
+    assert summary_table(t, columns=[]).num_rows == 0
+    with pytest.raises(ValueError, match="no column 'y'"):
+        summary_table(t, columns=["y"])
+    with pytest.raises(ValueError, match="no group column 'z'"):
+        summary_table(t, by="z")
+    with pytest.raises(TypeError, match="column 'k' is string"):
+        summary_table(t, columns=["k"])
+    with pytest.raises(TypeError, match="Arrow C stream producer.*not list"):
+        summary_table([1.0])
+
+
+def test_summary_of_a_table_points_to_summary_table() -> None:
+    with pytest.raises(UnsupportedDtypeError, match=r"nanstats\.arrow\.summary_table"):
+        nanstats.summary(pa.table({"x": [1.0]}))
+    with pytest.raises(UnsupportedDtypeError, match=r"nanstats\.arrow\.summary_table"):
+        nanstats.summary(pl.DataFrame({"x": [1.0]}))
+
+
+def test_group_by_picks_the_function_of_each_type() -> None:
+    from nanstats.arrow import group_by
+
+    t = _grouped_table(np.random.default_rng(9), 600).drop_null()
+    t = t.set_column(0, "k1", t["k1"].cast(pa.string()))
+    out = group_by(t, "k1", columns=["v", "h", "f"])
+    assert out.column_names == ["k1", "v_nanstats_summary", "h_nanstats_summary",
+                                "f_nanstats_summary"]
+    assert out.schema.field("h_nanstats_summary").type.field("min").type == pa.float16()
+    keys = t["k1"].to_pylist()
+    for i, k in enumerate(out["k1"].to_pylist()):
+        rows = pa.array([j for j, kk in enumerate(keys) if kk == k])
+        for name in ("v", "h", "f"):
+            s = nanstats.summary(t[name].take(rows))
+            got = out[f"{name}_nanstats_summary"][i].as_py()
+            assert (got["num_values"], got["nan_count"], got["neg_nan_count"]) == (
+                s.num_values, s.nan_count, s.neg_nan_count)
+    every = group_by(t, ["k1"])
+    assert [c for c in every.column_names if c != "k1"] == [
+        "k2_nanstats_summary", "v_nanstats_summary", "h_nanstats_summary",
+        "f_nanstats_summary"]
+    empty = group_by(t.slice(0, 0), "k1", columns=["f"])
+    assert empty.num_rows == 0 and empty.column_names == ["k1", "f_nanstats_summary"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,6 +19,7 @@ def _load(name: str, path: Path):  # docs/scripts is not a package
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -54,6 +56,18 @@ def test_readme_shows_the_getting_started_tour():
     section = section[:section.index("\n## ", 1)]
     assert _examples(tour), "the tour has no examples"
     assert _examples(section) == _examples(tour)
+
+
+def test_readme_examples_run_in_order():
+    """Every ``pycon`` block of the README, top to bottom, as one doctest."""
+    readme = (ROOT / "README.md").read_text()
+    text = "\n".join("" if ln.startswith("```") else ln for ln in readme.splitlines())
+    test = doctest.DocTestParser().get_doctest(text, {}, "README.md", "README.md", 0)
+    assert len(test.examples) > 30
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    out: list[str] = []
+    runner.run(test, out=out.append)
+    assert runner.failures == 0, "".join(out)
 
 
 def test_readme_links_exist():
@@ -169,3 +183,20 @@ def test_architecture_check_sees_a_stale_module():
         "``prune/``: ``parser``, ``scopes``\nsee ``core.floats``")
     assert _missing_files("``cli.py``, ``_simd/``, ``demo.py``, ``spark/demo/``") == \
         ["demo.py", "spark/demo/"]
+
+
+def test_engines_page_claims_hold_for_the_installed_engines(tmp_path):
+    """docs/engines.rst says: DuckDB loses rows on the pyarrow-written file and
+    is right after either upgrade; pyarrow ignores IEEE_754_TOTAL_ORDER
+    statistics (no skipping) and keeps using TYPE_ORDER ones."""
+    reads = _load("engine_reads", ROOT / "docs" / "scripts" / "engine_reads.py")
+    paths = reads.write_files(str(tmp_path))
+    duck_rows, duck_uses = reads.measure(reads._duckdb(), paths, str(tmp_path))
+    wrong = {label for row in duck_rows for label in paths if "wrong" in row[label]}
+    assert wrong == {"pyarrow-written"}
+    assert all(duck_uses[label] == "skips row groups" for label in paths)
+    arrow_rows, arrow_uses = reads.measure(reads._pyarrow(), paths, str(tmp_path))
+    assert not any("wrong" in row[label] for row in arrow_rows for label in paths)
+    assert arrow_uses["upgraded, ieee754"] == "reads every row group"
+    assert arrow_uses["pyarrow-written"] == arrow_uses["upgraded, type_order"] == \
+        "skips row groups"

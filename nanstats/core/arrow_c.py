@@ -128,6 +128,9 @@ def _float_type(schema: ArrowSchema) -> FloatType:
         text = fmt.decode(errors="replace")
         name = _OTHER_NAMES.get(fmt)
         what = f"{name} (format {text!r})" if name else f"format {text!r}"
+        if fmt == b"+s":  # a table, a record batch, a polars or DuckDB frame
+            what = (f"a table or struct (format {text!r}); for one row per float column "
+                    "use nanstats.arrow.summary_table(data, by=...)")
         raise UnsupportedDtypeError(
             "nanstats reads Arrow float16/float32/float64 arrays (formats 'e', 'f', 'g'), "
             f"not {what}")
