@@ -94,9 +94,11 @@ demo: build
 prune-soundness: build
 	NANSTATS_PRUNE_CASES=1000000 $(PY) -m pytest -q -p no:cacheprovider tests/prune/test_soundness.py -k volume
 
-# Share of pages each kind of statistics lets a reader skip (12 queries x 4 semantics).
+# Share of pages each kind of statistics lets a reader skip (12 queries x 4 semantics),
+# then per engine profile on the demo lake, legacy vs nanstats statistics.
 tightness: build
 	$(PY) benchmarks/prune_tightness.py
+	$(PY) benchmarks/lake_tightness.py
 
 # Differential runs against the engines themselves (randomized tables and
 # predicates; nanstats with each engine's profile must return its rows).
