@@ -84,6 +84,9 @@ test-pandas2: build
 	$(PANDAS2_VENV)/bin/python -m pip install --quiet --no-build-isolation -e ".[test]" "pandas>=2.2,<2.3"
 	$(PANDAS2_VENV)/bin/python -c "import pandas; assert pandas.__version__.startswith('2.2'), pandas.__version__"
 	$(PANDAS2_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_pandas.py nanstats/pandas.py
+	# the pandas profile, measured against pandas 2.2 itself
+	$(PANDAS2_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/prune/test_engines.py \
+		-k "engine_rows_equal and pandas"
 
 # The main job: a sample lake through nanstats on local Spark (demo/job.py;
 # python -m demo --help for its options).  Not part of the package.
