@@ -84,6 +84,9 @@ test-pandas2: build
 	$(PANDAS2_VENV)/bin/python -m pip install --quiet --no-build-isolation -e ".[test]" "pandas>=2.2,<2.3"
 	$(PANDAS2_VENV)/bin/python -c "import pandas; assert pandas.__version__.startswith('2.2'), pandas.__version__"
 	$(PANDAS2_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_pandas.py nanstats/pandas.py
+	# the pandas profile, measured against pandas 2.2 itself
+	$(PANDAS2_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/prune/test_engines.py \
+		-k "engine_rows_equal and pandas"
 
 # The main job: a sample lake through nanstats on local Spark (demo/job.py;
 # python -m demo --help for its options).  Not part of the package.
@@ -94,9 +97,11 @@ demo: build
 prune-soundness: build
 	NANSTATS_PRUNE_CASES=1000000 $(PY) -m pytest -q -p no:cacheprovider tests/prune/test_soundness.py -k volume
 
-# Share of pages each kind of statistics lets a reader skip (12 queries x 4 semantics).
+# Share of pages each kind of statistics lets a reader skip (12 queries x 4 semantics),
+# then per engine profile on the demo lake, legacy vs nanstats statistics.
 tightness: build
 	$(PY) benchmarks/prune_tightness.py
+	$(PY) benchmarks/lake_tightness.py
 
 # Differential runs against the engines themselves (randomized tables and
 # predicates; nanstats with each engine's profile must return its rows).

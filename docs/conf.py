@@ -103,6 +103,17 @@ def _tightness() -> None:
         prune_tightness.main([*quick, "--rst", str(out)])
 
 
+def _lake_tightness() -> None:
+    sys.path.insert(0, str(DOCS.parent / "benchmarks"))
+    import lake_tightness
+
+    out = DOCS / "_generated" / "lake_tightness.rst"
+    out.parent.mkdir(exist_ok=True)
+    rows = "200000" if os.environ.get("NANSTATS_DOCS_QUICK") else "1000000"
+    with contextlib.redirect_stdout(io.StringIO()):
+        lake_tightness.main(["--rows", rows, "--rst", str(out)])
+
+
 def run_generators(app: Any) -> None:
     """Regenerate docs/_generated/ (figures and tables measured or read now)."""
     import api_coverage
@@ -125,6 +136,7 @@ def run_generators(app: Any) -> None:
         ("engine profiles table", engine_profiles.main),
         ("what engines do with upgraded files", engine_reads.main),
         ("pruning tightness table", _tightness),
+        ("tightness per engine profile on the demo lake", _lake_tightness),
         ("changelog", changelog.main),
     ]:
         start = time.perf_counter()
