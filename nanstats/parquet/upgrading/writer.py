@@ -230,6 +230,7 @@ class Writer:
         """Write out everything queued."""
         segs, self.segments, self.queued = self.segments, [], 0
         if self.source is not None:
+            self.source.check()
             self._write_all(self._mapped_iov(segs, self.source))
         else:
             self._write_read(segs)
