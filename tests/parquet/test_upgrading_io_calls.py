@@ -24,7 +24,7 @@ from nanstats.parquet.upgrading.io_calls import PORTABLE_IO_ENV, IOCalls, io_cal
 from tests.parquet import conftest
 from tests.parquet.test_upgrading import sample_table
 
-LINUX_ONLY = ("pread", "preadv", "writev", "fdatasync", "copy_file_range")
+LINUX_ONLY = ("pread", "preadv", "writev", "fdatasync", "copy_file_range", "O_TMPFILE")
 
 
 def _sample(tmp_path: Path) -> str:
@@ -36,11 +36,11 @@ def _sample(tmp_path: Path) -> str:
 
 def test_native_where_the_platform_has_the_call():
     calls = io_calls(portable=False)
-    assert (calls.pread, calls.preadv, calls.writev, calls.fdatasync, calls.copy_file_range) \
-        == tuple(hasattr(os, name) for name in LINUX_ONLY)
+    assert (calls.pread, calls.preadv, calls.writev, calls.fdatasync, calls.copy_file_range,
+            calls.unnamed_file) == tuple(hasattr(os, name) for name in LINUX_ONLY)
     assert calls.memory_map
     if sys.platform.startswith("linux"):
-        assert calls == IOCalls(True, True, True, True, True, True)
+        assert calls == IOCalls(True, True, True, True, True, True, True)
 
 
 def test_a_missing_call_gets_its_stand_in(tmp_path, monkeypatch):
@@ -49,7 +49,7 @@ def test_a_missing_call_gets_its_stand_in(tmp_path, monkeypatch):
     upgrade(src, tmp_path / "native.parquet")
     for name in LINUX_ONLY:
         monkeypatch.delattr(os, name, raising=False)
-    assert io_calls() == IOCalls(False, False, False, False, False, True)
+    assert io_calls() == IOCalls(False, False, False, False, False, True, False)
     upgrade(src, tmp_path / "without.parquet")
     assert (tmp_path / "without.parquet").read_bytes() == \
         (tmp_path / "native.parquet").read_bytes()

@@ -34,6 +34,7 @@ groups ahead; :mod:`~nanstats.parquet.upgrading.plan`) and
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from collections import deque
 from collections.abc import Callable
@@ -64,7 +65,13 @@ from nanstats.parquet.upgrading.plan import (
 )
 from nanstats.parquet.upgrading.report import ColumnTotals, UpgradeReport
 from nanstats.parquet.upgrading.source_guard import SourceGuard
-from nanstats.parquet.upgrading.writer import Writer, new_file, output_mode, same_file
+from nanstats.parquet.upgrading.writer import (
+    Writer,
+    new_file,
+    output_mode,
+    remove_stale_temporaries,
+    same_file,
+)
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -156,8 +163,12 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     src, dst = os.fspath(src), os.fspath(dst)
     if same_file(src, dst):
         raise ValueError(f"upgrade writes a new file: src and dst are the same file ({src!r})")
-    return _upgrade_with(src, dst, _Settings(order, policy, truncate), progress, memory_map,
-                         io_calls())
+    # Temporaries of killed earlier upgrades into this folder (where the
+    # platform has no unnamed files): removed, and said so in the report.
+    notes = remove_stale_temporaries(os.path.dirname(os.path.abspath(dst)))
+    report = _upgrade_with(src, dst, _Settings(order, policy, truncate), progress, memory_map,
+                           io_calls())
+    return dataclasses.replace(report, notes=report.notes + tuple(notes)) if notes else report
 
 
 def _upgrade_with(src: str, dst: str, settings: _Settings, progress: Any, memory_map: bool,
