@@ -161,13 +161,18 @@ class IOCalls:
                 while view:
                     view = view[os.write(fd, view):]
             return
-        while views:
-            written = os.writev(fd, views[:_IOV_MAX])
-            while written and views:
-                if written >= len(views[0]):
-                    written -= len(views.pop(0))
+        # An index into the list, never list.pop(0): thousands of pieces per
+        # flush would make that quadratic.
+        i = 0
+        while i < len(views):
+            written = os.writev(fd, views[i:i + _IOV_MAX])
+            while written:
+                size = views[i].nbytes
+                if written >= size:
+                    written -= size
+                    i += 1
                 else:
-                    views[0] = views[0][written:]
+                    views[i] = views[i][written:]
                     written = 0
 
     def sync_data(self, fd: int) -> None:
