@@ -53,3 +53,19 @@ class UnsupportedParquetError(NanstatsError, ValueError):
     >>> issubclass(UnsupportedParquetError, NanstatsError)
     True
     """
+
+
+class SourceChangedError(NanstatsError):
+    """The source of an upgrade was written, truncated or replaced in place during it.
+
+    Nothing was written to the destination; run the upgrade again once the
+    source is stable.  ``path`` names the source.
+
+    >>> str(SourceChangedError("x.parquet", "size 10 -> 4"))
+    'x.parquet: the source changed while it was being upgraded (size 10 -> 4)'
+    """
+
+    def __init__(self, path: str, what: str) -> None:
+        self.path = path
+        self.reason = what
+        super().__init__(f"{path}: the source changed while it was being upgraded ({what})")

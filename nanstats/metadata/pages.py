@@ -248,6 +248,84 @@ def check_offset_index_pages(pages: list[Page], offset_index: pq.OffsetIndex | N
                 offset=page.offset)
 
 
+def header_row_starts(pages: list[Page], footer: Footer, row_group: int,
+                      leaf: int) -> list[int] | None:
+    """The first row of each data page, counted from the page headers alone.
+
+    A leaf that is not repeated has one value (or null) per row, so a v1
+    page holds ``num_values`` rows; a v2 page says ``num_rows`` (and for
+    such a leaf it must equal ``num_values``).  In a repeated leaf a v1
+    page's rows are known only from its repetition levels: None then (the
+    caller cannot know the rows without decoding the levels).  Raises
+    ParquetFormatError when a v2 header contradicts itself or the pages do
+    not add up to the row group's rows.
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0, None, 3.0]}), path, use_dictionary=False,
+    ...                  data_page_size=1, write_batch_size=2)
+    >>> footer = read_footer(path)
+    >>> with open(path, "rb") as f:
+    ...     header_row_starts(read_pages(f, footer, 0, 0), footer, 0, 0)
+    [0, 2]
+    """
+    where = _where(footer, row_group, leaf)
+    repeated = footer.columns[leaf].max_repetition_level > 0
+    starts: list[int] = []
+    row = 0
+    for i, page in enumerate(p for p in pages if p.is_data):
+        if page.num_rows is not None:
+            if not repeated and page.num_rows != page.num_values:
+                raise ParquetFormatError(
+                    f"{where}: data page {i} ({page.type_name} at byte {page.offset}) says "
+                    f"{page.num_rows} rows and {page.num_values} values, but every row of a "
+                    "column that is not repeated holds one value", path=footer.path,
+                    offset=page.offset)
+            rows = page.num_rows
+        elif repeated:
+            return None
+        else:
+            rows = page.num_values or 0
+        starts.append(row)
+        row += rows
+    expected = footer.row_groups[row_group].num_rows or 0
+    if starts and row != expected:
+        raise ParquetFormatError(
+            f"{where}: the data page headers hold {row} rows, the row group {expected}",
+            path=footer.path, offset=next(p for p in pages if p.is_data).offset)
+    return starts
+
+
+def check_first_rows(pages: list[Page], offset_index: pq.OffsetIndex | None, footer: Footer,
+                     row_group: int, leaf: int) -> list[int] | None:
+    """The first row of each data page from the headers, checked against the OffsetIndex.
+
+    Returns :func:`header_row_starts`.  Raises ParquetFormatError naming
+    the file, row group, column and page when an OffsetIndex
+    ``first_row_index`` is not the row the page headers put that page at:
+    a reader trusting it would give the page's values to other rows.
+    Call :func:`check_offset_index_pages` first (same number of pages).
+
+    >>> check_first_rows([], None, None, 0, 0) is None   # no OffsetIndex, no pages: nothing
+    True
+    """
+    if offset_index is None and not pages:
+        return None
+    starts = header_row_starts(pages, footer, row_group, leaf)
+    if starts is None or offset_index is None:
+        return starts
+    data = [p for p in pages if p.is_data]
+    for i, (loc, row) in enumerate(zip(offset_index.page_locations or [], starts, strict=True)):
+        if loc.first_row_index != row:
+            raise ParquetFormatError(
+                f"{_where(footer, row_group, leaf)}: data page {i} ({data[i].type_name} at byte "
+                f"{data[i].offset}) starts at row {row} by the page headers, but the "
+                f"OffsetIndex says row {loc.first_row_index}", path=footer.path,
+                offset=data[i].offset)
+    return starts
+
+
 def _where(footer: Footer, row_group: int, leaf: int) -> str:
     return f"row group {row_group}, column {footer.columns[leaf].name!r}"
 

@@ -2,8 +2,8 @@
 
 pyarrow decodes the values; one kernel pass with the page boundaries gives
 the statistics of every data page, and their merge those of the chunk.
-Page boundaries come from the OffsetIndex (``first_row_index``) when there
-is one, else from the page headers' value counts.
+Page boundaries come from the page headers (their value or row counts);
+an OffsetIndex that disagrees is a ParquetFormatError, never trusted.
 
 >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
 >>> from nanstats.metadata.footer import read_footer
@@ -33,7 +33,12 @@ from nanstats.core.table import StatsTable, merge_rows, page_starts_for, scan_ch
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
 from nanstats.metadata.footer import Footer
 from nanstats.metadata.page_index import read_page_index
-from nanstats.metadata.pages import Page, check_offset_index_pages, read_pages
+from nanstats.metadata.pages import (
+    Page,
+    check_first_rows,
+    check_offset_index_pages,
+    read_pages,
+)
 from nanstats.metadata.thrift import pq
 
 
@@ -179,21 +184,21 @@ def chunk_array(parquet_file: Any, footer: Footer, row_group: int, leaf: int) ->
     return leaf_arrays(parquet_file, footer, row_group, [leaf])[leaf]
 
 
-def page_row_starts(pages: list[Page] | None, offset_index: Any) -> npt.NDArray[np.int64]:
-    """The row at which each data page starts.
+def page_row_starts(pages: list[Page] | None) -> npt.NDArray[np.int64]:
+    """The row at which each data page starts, from the page headers.
 
-    From the OffsetIndex's ``first_row_index`` when there is one, else the
-    running sum of the data pages' ``num_values`` (right for columns that are
-    not repeated, where every row has one value or null; a v1 page's
-    ``num_values`` counts its nulls).
+    The running sum of the data pages' rows: ``num_rows`` of a v2 page,
+    ``num_values`` of a v1 page (right for columns that are not repeated,
+    where every row has one value or null; a v1 page's ``num_values``
+    counts its nulls).  Never the OffsetIndex: its ``first_row_index`` is
+    checked against these (:func:`nanstats.metadata.pages.check_first_rows`),
+    not trusted.
 
-    >>> page_row_starts(None, None).tolist()
+    >>> page_row_starts(None).tolist()
     [0]
     """
-    if offset_index is not None:
-        return np.array([loc.first_row_index for loc in offset_index.page_locations],
-                        dtype=np.int64)
-    counts = [p.num_values or 0 for p in (pages or []) if p.is_data]
+    counts = [p.num_rows if p.num_rows is not None else p.num_values or 0
+              for p in (pages or []) if p.is_data]
     if not counts:
         return np.zeros(1, dtype=np.int64)
     return np.concatenate([[0], np.cumsum(counts[:-1], dtype=np.int64)]).astype(np.int64)
@@ -208,17 +213,19 @@ def checked_page_starts(n: int, pages: list[Page], offset_index: Any, *, path: s
                         where: str) -> tuple[npt.NDArray[np.int64], int]:
     """(first row of each data page, number of data pages) for a chunk of ``n`` values.
 
+    The boundaries come from the page headers (:func:`page_row_starts`).
     Raises ParquetFormatError (labelled ``path``/``where``) when the
-    OffsetIndex and the page headers disagree or the boundaries do not fit.
+    OffsetIndex lists another number of pages or the boundaries do not fit.
 
     >>> checked_page_starts(0, [], None, path="f", where="chunk")
     (array([0]), 0)
     """
-    starts = page_row_starts(pages, offset_index)
+    starts = page_row_starts(pages)
     data_pages = sum(1 for p in pages if p.is_data)
-    if offset_index is not None and len(starts) != data_pages:
+    listed = len(offset_index.page_locations or ()) if offset_index is not None else data_pages
+    if listed != data_pages:
         raise ParquetFormatError(
-            f"{where}: the OffsetIndex lists {len(starts)} pages, the chunk has {data_pages} "
+            f"{where}: the OffsetIndex lists {listed} pages, the chunk has {data_pages} "
             "data pages", path=path)
     if data_pages == 0 and n > 0:
         raise ParquetFormatError(f"{where}: {n} values but no data page", path=path)
@@ -267,6 +274,7 @@ def recompute(parquet_file: Any, footer: Footer, f: IO[bytes], row_group: int,
     pages = read_pages(f, footer, row_group, leaf)
     _, oi = read_page_index(f, footer, row_group, leaf)
     check_offset_index_pages(pages, oi, footer, row_group, leaf)
+    check_first_rows(pages, oi, footer, row_group, leaf)
     array = chunk_array(parquet_file, footer, row_group, leaf)
     where = f"row group {row_group}, column {col.name!r}"
     return stats_for_array(array, pages, oi, path=footer.path, where=where)

@@ -21,8 +21,12 @@ Where any of this is unavailable (another OS, an older kernel, a file that
 cannot be mapped), :func:`map_source` returns None and the upgrade reads
 with ``pread`` instead.
 
-As with any memory-mapped reader (``pyarrow.memory_map`` included), the
-source must not be truncated while it is being upgraded.
+A mapped file truncated under the mapping kills the reading process with
+SIGBUS (``pyarrow.memory_map`` included).  So the upgrade maps only a source
+it holds a read lease on (:mod:`nanstats.parquet.upgrading.source_guard`: a
+writer or a truncation waits until the upgrade lets go), and ``guard``, the
+lease's check, runs before every use of the mapping (:meth:`SourceMap.check`,
+called by :meth:`SourceMap.populate` and by the writer before it copies).
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "f.bin")
@@ -45,6 +49,7 @@ import errno
 import mmap
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from nanstats.errors import ParquetFormatError
@@ -73,8 +78,10 @@ class SourceMap:
     buffers that still point into it keep it alive after :meth:`close`.
     """
 
-    def __init__(self, path: str, file: Any, buffer: Any) -> None:
+    def __init__(self, path: str, file: Any, buffer: Any,
+                 guard: Callable[[], None] | None = None) -> None:
         self.path = path
+        self.guard = guard
         self.file = file
         self._buffer = buffer
         self.view = memoryview(buffer)
@@ -97,14 +104,20 @@ class SourceMap:
             return 0
         return ctypes.get_errno() or -1
 
+    def check(self) -> None:
+        """Raise (the guard's error) unless the mapping is still safe to read."""
+        if self.guard is not None:
+            self.guard()
+
     def populate(self, start: int, length: int) -> None:
         """Map the pages of bytes ``start``..``start + length`` now, in one call.
 
-        Raises ParquetFormatError when the range lies past the end of the
-        file, or past its end now (the file shrank while it was being read);
-        OSError when the kernel cannot map the pages for another reason
-        (out of memory, say).
+        Runs :meth:`check` first.  Raises ParquetFormatError when the range
+        lies past the end of the file, or past its end now (the file shrank
+        while it was being read); OSError when the kernel cannot map the
+        pages for another reason (out of memory, say).
         """
+        self.check()
         if start < 0 or start + length > self.size:
             raise ParquetFormatError(f"bytes {start}..{start + length} lie past the end of the "
                                      f"file ({self.size} bytes)", path=self.path, offset=start)
@@ -132,10 +145,11 @@ class SourceMap:
         self.file.close()
 
 
-def map_source(path: str) -> SourceMap | None:
+def map_source(path: str, guard: Callable[[], None] | None = None) -> SourceMap | None:
     """A populated-on-demand mapping of ``path``, or None where that is unavailable.
 
-    None on platforms without ``madvise(MADV_POPULATE_READ)`` (non-Linux,
+    ``guard`` (see :meth:`SourceMap.check`) raises when the mapping is no
+    longer safe to read.  None on platforms without ``madvise(MADV_POPULATE_READ)`` (non-Linux,
     kernels before 5.14), for empty files and for files pyarrow cannot map.
     See the module example.
     """
@@ -152,7 +166,7 @@ def map_source(path: str) -> SourceMap | None:
         buffer = file.read_buffer(size)
     except (OSError, pa.ArrowException, ValueError):
         return None
-    source = SourceMap(path, file, buffer)
+    source = SourceMap(path, file, buffer, guard)
     # Probe: an older kernel answers EINVAL to MADV_POPULATE_READ.
     if source._advise(_MADV_POPULATE_READ, 0, 1, outward=True):
         source.close()

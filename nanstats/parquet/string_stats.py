@@ -12,8 +12,8 @@ value itself.  A value that is not valid UTF-8 is truncated byte-wise, which
 is still a correct bound.  UTF-8 truncation is not monotonic, so a chunk's
 ``boundary_order`` is derived from the stored bounds, never assumed.
 
-Page boundaries come from the OffsetIndex (``first_row_index``) when there is
-one, else from the page headers' value counts, as for float columns.
+Page boundaries come from the page headers' value counts, as for float
+columns (an OffsetIndex is checked against them, never trusted).
 
 >>> import pyarrow as pa
 >>> values = pa.array(["Arthur", "Ford", None, "Zaphod", "Trillian"])

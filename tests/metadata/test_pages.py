@@ -12,8 +12,10 @@ from nanstats.metadata.footer import read_footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import (
     Page,
+    check_first_rows,
     check_offset_index_pages,
     chunk_range,
+    header_row_starts,
     pages_from_bytes,
     read_pages,
 )
@@ -221,3 +223,48 @@ def test_decode_is_what_was_encoded(tmp_path):
             f.seek(page.offset)
             header, used = decode(pq.PageHeader, f.read(page.header_length))
             assert header == page.header and used == page.header_length
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+def test_header_row_starts_and_check_first_rows(tmp_path, version):
+    x = pa.array([float(i) if i % 3 else None for i in range(35)])
+    path = write(tmp_path, pa.table({"x": x}), max_rows_per_page=10, write_page_index=True,
+                 data_page_version=version, use_dictionary=False)
+    footer = read_footer(path)
+    with open(path, "rb") as f:
+        pages = read_pages(f, footer, 0, 0)
+        _, oi = read_page_index(f, footer, 0, 0)
+    assert header_row_starts(pages, footer, 0, 0) == [0, 10, 20, 30]
+    assert check_first_rows(pages, oi, footer, 0, 0) == [0, 10, 20, 30]
+    assert check_first_rows(pages, None, footer, 0, 0) == [0, 10, 20, 30]
+    oi.page_locations[3].first_row_index = 31
+    with pytest.raises(ParquetFormatError, match=r"data page 3 .* starts at row 30 by the page "
+                                                 r"headers, but the OffsetIndex says row 31"):
+        check_first_rows(pages, oi, footer, 0, 0)
+
+
+def test_header_row_starts_refuses_headers_that_contradict(tmp_path):
+    path = write(tmp_path, pa.table({"x": np.arange(20.0)}), max_rows_per_page=10,
+                 data_page_version="2.0", use_dictionary=False)
+    footer = read_footer(path)
+    pages = pages_of(path)
+    pages[1].header.data_page_header_v2.num_rows = 9  # a flat column: rows == values
+    lying = [*pages[:1], Page(pages[1].offset, pages[1].header, pages[1].header_length,
+                              pages[1].page_type, pages[1].num_values, 9)]
+    with pytest.raises(ParquetFormatError, match="data page 1 .* says 9 rows and 10 values"):
+        header_row_starts(lying, footer, 0, 0)
+    footer.row_groups[0].num_rows = 21
+    with pytest.raises(ParquetFormatError, match="hold 20 rows, the row group 21"):
+        header_row_starts(pages_of(path), footer, 0, 0)
+
+
+def test_header_row_starts_of_repeated_columns(tmp_path):
+    lists = pa.array([[1.0, 2.0], [], None, [3.0]] * 5)
+    for version, want in (("1.0", None), ("2.0", [0, 10])):
+        path = write(tmp_path, pa.table({"l": lists}), max_rows_per_page=10,
+                     data_page_version=version, use_dictionary=False)
+        footer = read_footer(path)
+        pages = pages_of(path)
+        starts = header_row_starts(pages, footer, 0, 0)
+        # v1: only the repetition levels know the rows; v2 headers say them.
+        assert starts is None if want is None else starts[:1] == [0], version

@@ -23,6 +23,7 @@ from nanstats.parquet.recompute import (
     recompute,
     stats_for_array,
 )
+from tests.parquet.test_upgrading import patch_offset_index
 
 
 def write(tmp_path, table, name="t.parquet", **options) -> str:
@@ -110,7 +111,8 @@ def test_repeated_and_non_float_refused(tmp_path):
 
 
 def test_page_row_starts():
-    assert page_row_starts(None, None).tolist() == [0]
+    assert page_row_starts(None).tolist() == [0]
+    assert page_row_starts([]).tolist() == [0]
 
 
 def test_page_row_starts_from_headers_counts_nulls(tmp_path):
@@ -121,18 +123,32 @@ def test_page_row_starts_from_headers_counts_nulls(tmp_path):
         pages = read_pages(f, footer, 0, 0)
         _, oi = read_page_index(f, footer, 0, 0)
     assert oi is None
-    assert page_row_starts(pages, None).tolist() == [0, 3, 6]
+    assert page_row_starts(pages).tolist() == [0, 3, 6]
 
 
-def test_offset_index_wins(tmp_path):
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+def test_headers_win_and_a_contradicting_offset_index_is_refused(tmp_path, version):
+    """Page boundaries come from the headers; an OffsetIndex that says otherwise is an error."""
     path = write(tmp_path, pa.table({"x": np.arange(10.0)}), max_rows_per_page=4,
-                 write_page_index=True)
+                 write_page_index=True, data_page_version=version)
     footer = read_footer(path)
     with open(path, "rb") as f:
         pages = read_pages(f, footer, 0, 0)
         _, oi = read_page_index(f, footer, 0, 0)
+    assert page_row_starts(pages).tolist() == [0, 4, 8]
     oi.page_locations[1].first_row_index = 5
-    assert page_row_starts(pages, oi).tolist() == [0, 5, 8]
+    cs = stats_for_array(pa.array(np.arange(10.0)), pages, oi, path=path, where="here")
+    assert cs.page_starts.tolist() == [0, 4, 8]  # not the OffsetIndex's 5
+    assert cs.page(1) == nanstats.summary(np.arange(4.0, 8.0))
+
+    bad = str(tmp_path / "bad.parquet")
+    patch_offset_index(path, bad, 0, 0, lambda oi: setattr(oi.page_locations[1],
+                                                            "first_row_index", 5))
+    # v2: the span of page 0 contradicts its num_rows first.
+    message = (r"data page 1 .* starts at row 4 .* OffsetIndex says row 5" if version == "1.0"
+               else r"OffsetIndex page 0 spans rows 0..5, but its DATA_PAGE_V2 header says 4")
+    with pytest.raises(ParquetFormatError, match=r"row group 0, column 'x': " + message):
+        run(bad)
 
 
 def test_bad_page_boundaries(tmp_path):
@@ -143,9 +159,6 @@ def test_bad_page_boundaries(tmp_path):
         pages = read_pages(f, footer, 0, 0)
         _, oi = read_page_index(f, footer, 0, 0)
     arr = pa.array(np.arange(10.0))
-    oi.page_locations[2].first_row_index = 4
-    with pytest.raises(ParquetFormatError, match="page boundaries"):
-        stats_for_array(arr, pages, oi, path=path, where="here")
     with pytest.raises(ParquetFormatError, match="page boundaries"):
         stats_for_array(arr.slice(0, 5), pages, None, path=path, where="here")
     oi.page_locations.pop()

@@ -555,6 +555,50 @@ def patch_bytes(path: str, offset: int, new: bytes) -> None:
         f.write(new)
 
 
+def patch_offset_index(src: str, dst: str, g: int, leaf: int, mutate) -> None:
+    """Copy src to dst with the OffsetIndex of one chunk changed in place by ``mutate``
+    (which must keep its encoded size)."""
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    chunk = read_footer(src).chunk(g, leaf)
+    at, length = chunk.offset_index_offset, chunk.offset_index_length
+    oi, used = decode(pq.OffsetIndex, bytes(data[at:at + length]))
+    mutate(oi)
+    raw = encode(oi)
+    assert len(raw) == used, "the mutation changed the encoded size"
+    data[at:at + used] = raw
+    with open(dst, "wb") as f:
+        f.write(data)
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("memory_map", [True, False])
+@pytest.mark.parametrize("leaf", [0, 1])  # a float column (rewritten), an int column (copied)
+def test_offset_index_first_row_contradicting_the_headers(tmp_path, version, memory_map,
+                                                          leaf):
+    """Issue 17 item 1: a first_row_index that is not where the headers put the page
+    (still increasing, so it looks plausible) is refused, never written as bounds."""
+    src = write(tmp_path, pa.table({"x": np.arange(50.0), "i": np.arange(50)}),
+                max_rows_per_page=10, write_page_index=True, data_page_version=version,
+                use_dictionary=False)
+    upgrade(src, tmp_path / "good.parquet", memory_map=memory_map)  # as written: fine
+    bad = str(tmp_path / "bad.parquet")
+    patch_offset_index(src, bad, 0, leaf,
+                       lambda oi: setattr(oi.page_locations[2], "first_row_index", 15))
+    name = ["x", "i"][leaf]
+    # v1 pages: the row comes from num_values; v2 pages: from num_rows (which
+    # the span of page 1 then contradicts first).
+    message = (rf"row group 0, column '{name}': data page 2 \(DATA_PAGE at byte \d+\) starts "
+               r"at row 20 by the page headers, but the OffsetIndex says row 15"
+               if version == "1.0" else
+               rf"row group 0, column '{name}': OffsetIndex page 1 spans rows 10..15, but its "
+               "DATA_PAGE_V2 header says 10 rows")
+    with pytest.raises(ParquetFormatError, match=message) as info:
+        upgrade(bad, tmp_path / "dst.parquet", memory_map=memory_map)
+    assert info.value.path == bad
+    assert sorted(os.listdir(tmp_path)) == ["bad.parquet", "good.parquet", "src.parquet"]
+
+
 def test_page_header_lying_about_its_size(tmp_path):
     src = write(tmp_path, pa.table({"x": np.arange(50.0)}), use_dictionary=False,
                 compression="none", max_rows_per_page=10)

@@ -24,7 +24,7 @@ from nanstats.parquet.upgrading.io_calls import PORTABLE_IO_ENV, IOCalls, io_cal
 from tests.parquet import conftest
 from tests.parquet.test_upgrading import sample_table
 
-LINUX_ONLY = ("pread", "preadv", "writev", "fdatasync", "copy_file_range")
+LINUX_ONLY = ("pread", "preadv", "writev", "fdatasync", "copy_file_range", "O_TMPFILE")
 
 
 def _sample(tmp_path: Path) -> str:
@@ -36,11 +36,11 @@ def _sample(tmp_path: Path) -> str:
 
 def test_native_where_the_platform_has_the_call():
     calls = io_calls(portable=False)
-    assert (calls.pread, calls.preadv, calls.writev, calls.fdatasync, calls.copy_file_range) \
-        == tuple(hasattr(os, name) for name in LINUX_ONLY)
+    assert (calls.pread, calls.preadv, calls.writev, calls.fdatasync, calls.copy_file_range,
+            calls.unnamed_file) == tuple(hasattr(os, name) for name in LINUX_ONLY)
     assert calls.memory_map
     if sys.platform.startswith("linux"):
-        assert calls == IOCalls(True, True, True, True, True, True)
+        assert calls == IOCalls(True, True, True, True, True, True, True)
 
 
 def test_a_missing_call_gets_its_stand_in(tmp_path, monkeypatch):
@@ -49,7 +49,7 @@ def test_a_missing_call_gets_its_stand_in(tmp_path, monkeypatch):
     upgrade(src, tmp_path / "native.parquet")
     for name in LINUX_ONLY:
         monkeypatch.delattr(os, name, raising=False)
-    assert io_calls() == IOCalls(False, False, False, False, False, True)
+    assert io_calls() == IOCalls(False, False, False, False, False, True, False)
     upgrade(src, tmp_path / "without.parquet")
     assert (tmp_path / "without.parquet").read_bytes() == \
         (tmp_path / "native.parquet").read_bytes()
@@ -217,3 +217,84 @@ def test_truncate_through_portable_calls(tmp_path, monkeypatch):
     upgrade(src, tmp_path / "portable.parquet", truncate=8)
     assert (tmp_path / "portable.parquet").read_bytes() == \
         (tmp_path / "native.parquet").read_bytes()
+
+
+def test_write_all_is_linear_in_pieces(tmp_path, monkeypatch):
+    """Issue 17 item 7: the pieces of a flush are walked by index; ``list.pop(0)``, which
+    moves every remaining piece each time, made a flush quadratic in its pieces.  Counted,
+    not timed: with a writev that takes one piece per call, no list is popped and the
+    pieces handed over stay a bounded batch per call."""
+    handed = []
+    real = os.writev
+
+    def one_at_a_time(fd, buffers):
+        handed.append(len(buffers))
+        return real(fd, buffers[:1])
+
+    monkeypatch.setattr(io_module.os, "writev", one_at_a_time)
+    calls = io_calls(portable=False)
+    pops = []
+
+    def watch(frame, event, arg):
+        if event == "c_call" and getattr(arg, "__qualname__", "") == "list.pop":
+            pops.append(1)
+
+    for n in (10, 3000):
+        handed.clear()
+        path = tmp_path / f"{n}.bin"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+        pieces = [bytes([i % 251]) * 3 for i in range(n)]
+        sys.setprofile(watch)
+        try:
+            calls.write_all(fd, pieces)
+        finally:
+            sys.setprofile(None)
+            os.close(fd)
+        assert path.read_bytes() == b"".join(pieces)
+        assert len(handed) == n and max(handed) <= io_module._IOV_MAX
+    assert pops == []
+
+
+def test_upgrade_work_per_page_is_constant(tmp_path, monkeypatch):
+    """Issue 17 item 7, counted: one header decoded and one encoded per page, system
+    calls per batch, the same per page at 100 and at 2000 pages."""
+    from nanstats.metadata import pages as pages_module
+    from nanstats.parquet.upgrading import layout
+
+    counts = {"decode": 0, "encode": 0, "writev_pieces": 0}
+    real_decode, real_encode, real_writev = pages_module.decode, layout.encode_rewritten, \
+        os.writev
+
+    def decode(*args, **kwargs):
+        counts["decode"] += 1
+        return real_decode(*args, **kwargs)
+
+    def encode(*args, **kwargs):
+        counts["encode"] += 1
+        return real_encode(*args, **kwargs)
+
+    def writev(fd, buffers):
+        counts["writev_pieces"] += len(buffers)
+        return real_writev(fd, buffers)
+
+    monkeypatch.setattr(pages_module, "decode", decode)
+    monkeypatch.setattr(layout, "encode_rewritten", encode)
+    monkeypatch.setattr(io_module.os, "writev", writev)
+    per_page = []
+    for n in (100, 2000):
+        src = str(tmp_path / f"{n}.parquet")
+        papq.write_table(pa.table({"x": [float(i) for i in range(n)]}), src, data_page_size=1,
+                         write_batch_size=1, use_dictionary=False, write_page_index=True)
+        for key in counts:
+            counts[key] = 0
+        run._upgrade_with(src, str(tmp_path / f"{n}-dst.parquet"),
+                          run._Settings("ieee754", "safe", None), None, True,
+                          io_calls(portable=False))
+        per_page.append({k: v / n for k, v in counts.items()})
+    small, large = per_page
+    # One header decoded and one encoded per page and run (conftest.py repeats
+    # every upgrade with the portable calls: two runs).
+    assert large["decode"] == pytest.approx(2.0, abs=0.01)
+    assert large["encode"] == pytest.approx(2.0, abs=0.01)
+    for key in counts:  # nothing grows with the number of pages
+        assert large[key] <= small[key] + 0.05, (key, small, large)

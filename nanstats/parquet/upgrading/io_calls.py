@@ -3,8 +3,9 @@
 Linux has every call the fast path uses: ``pread``/``preadv`` (a positional
 read that leaves the file position to other threads), ``writev`` (thousands
 of pages in one system call), ``copy_file_range`` (large stretches copied
-inside the kernel), ``fdatasync`` (the background writeback) and
-``madvise`` (the memory-mapped source, :mod:`nanstats.parquet.source_map`).
+inside the kernel), ``fdatasync`` (the background writeback), ``madvise``
+(the memory-mapped source, :mod:`nanstats.parquet.source_map`) and
+``O_TMPFILE`` (the new file has no name until it is complete).
 macOS lacks ``fdatasync``, ``copy_file_range`` and that ``madvise``, and
 needs ``fcntl(F_FULLFSYNC)`` for a flush that survives power loss (its
 ``fsync`` leaves the data in the drive's cache); Windows lacks all of them
@@ -14,7 +15,8 @@ as well as ``pread`` and ``writev``.
 else its stand-in -- ``fsync`` for ``fdatasync``, ``seek`` and ``readinto``
 on a private handle of the source for ``pread`` (so that the file position
 the other threads use is not moved), a loop of ``write`` for ``writev``,
-reads and writes for ``copy_file_range``, reads for the memory map.  The
+reads and writes for ``copy_file_range``, reads for the memory map, a
+named temporary file for ``O_TMPFILE``.  The
 bytes written are the same either way.  ``NANSTATS_PORTABLE_IO=1`` (or
 ``io_calls(portable=True)``) takes every stand-in, whatever the platform
 has: on Linux that runs what macOS and Windows run.
@@ -142,6 +144,8 @@ class IOCalls:
     fdatasync: bool
     #: the memory-mapped source, where :mod:`nanstats.parquet.source_map` can map it.
     memory_map: bool
+    #: ``O_TMPFILE``: the new file unnamed until complete; else a named temporary file.
+    unnamed_file: bool = False
 
     def open_reader(self, path: str, fd: int) -> SourceReader:
         """Positional reads of ``path``, open as ``fd`` (left open by ``close``)."""
@@ -157,13 +161,18 @@ class IOCalls:
                 while view:
                     view = view[os.write(fd, view):]
             return
-        while views:
-            written = os.writev(fd, views[:_IOV_MAX])
-            while written and views:
-                if written >= len(views[0]):
-                    written -= len(views.pop(0))
+        # An index into the list, never list.pop(0): thousands of pieces per
+        # flush would make that quadratic.
+        i = 0
+        while i < len(views):
+            written = os.writev(fd, views[i:i + _IOV_MAX])
+            while written:
+                size = views[i].nbytes
+                if written >= size:
+                    written -= size
+                    i += 1
                 else:
-                    views[0] = views[0][written:]
+                    views[i] = views[i][written:]
                     written = 0
 
     def sync_data(self, fd: int) -> None:
@@ -211,10 +220,11 @@ def io_calls(portable: bool | None = None) -> IOCalls:
         portable = _portable_from_environment()
     if portable:
         return IOCalls(preadv=False, pread=False, writev=False, copy_file_range=False,
-                       fdatasync=False, memory_map=False)
+                       fdatasync=False, memory_map=False, unnamed_file=False)
     return IOCalls(preadv=hasattr(os, "preadv"), pread=hasattr(os, "pread"),
                    writev=hasattr(os, "writev"), copy_file_range=hasattr(os, "copy_file_range"),
-                   fdatasync=hasattr(os, "fdatasync"), memory_map=True)
+                   fdatasync=hasattr(os, "fdatasync"), memory_map=True,
+                   unnamed_file=hasattr(os, "O_TMPFILE"))
 
 
 __all__ = ["O_BINARY", "PORTABLE_IO_ENV", "IOCalls", "SourceReader", "io_calls"]

@@ -37,6 +37,7 @@ from nanstats.metadata.footer import Footer, LeafColumn
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import (
     Page,
+    check_first_rows,
     check_offset_index_pages,
     chunk_range,
     pages_from_bytes,
@@ -140,6 +141,7 @@ def read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn,
                                  leaf.index)
     ci, oi = read_page_index(f, footer, g, leaf.index)
     check_offset_index_pages(pages, oi, footer, g, leaf.index)
+    check_first_rows(pages, oi, footer, g, leaf.index)
     old = footer.chunk(g, leaf.index)
     ci_raw = None
     if ci is not None:

@@ -34,6 +34,7 @@ groups ahead; :mod:`~nanstats.parquet.upgrading.plan`) and
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from collections import deque
 from collections.abc import Callable
@@ -63,7 +64,14 @@ from nanstats.parquet.upgrading.plan import (
     string_statistics,
 )
 from nanstats.parquet.upgrading.report import ColumnTotals, UpgradeReport
-from nanstats.parquet.upgrading.writer import Writer, new_file, output_mode, same_file
+from nanstats.parquet.upgrading.source_guard import SourceGuard
+from nanstats.parquet.upgrading.writer import (
+    Writer,
+    new_file,
+    output_mode,
+    remove_stale_temporaries,
+    same_file,
+)
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -113,11 +121,19 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     ``progress`` is an optional callable ``(done_bytes, total_bytes)`` or a
     ``rich.progress.Progress``.
 
-    ``memory_map=True`` (the default, where the platform allows it) reads
-    ``src`` through a memory map, which saves copying every byte twice (see
-    ``nanstats.parquet.source_map``); like ``pyarrow.memory_map``, it
-    requires that nobody truncates or rewrites ``src`` in place while it is
-    being upgraded (replacing it by a rename is fine).  ``memory_map=False``
+    ``src`` must hold still while it is upgraded (replacing it by a rename
+    is fine): on Linux the upgrade holds a read lease on it, so that a
+    process opening it for writing or truncating it waits until the upgrade
+    stops, and the upgrade then stops at once with SourceChangedError; in
+    every case a change of its size, inode, modification or change time
+    seen before a row group or before the rename raises SourceChangedError
+    (see ``nanstats.parquet.upgrading.source_guard``).  Nothing is written
+    to ``dst`` then.
+
+    ``memory_map=True`` (the default, where the platform allows it and the
+    lease was granted, so that nobody can truncate the source under the
+    mapping) reads ``src`` through a memory map, which saves copying every
+    byte twice (see ``nanstats.parquet.source_map``).  ``memory_map=False``
     reads with ``pread``; the output is byte for byte the same.  About two
     row groups of decoded values are held at a time.
 
@@ -128,7 +144,8 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     ``nanstats.parquet.upgrading.io_calls``).
 
     Raises UnsupportedParquetError for encrypted files, ParquetFormatError
-    for corrupt ones, ValueError when ``src`` and ``dst`` are the same file.
+    for corrupt ones, SourceChangedError for a source changed during the
+    run, ValueError when ``src`` and ``dst`` are the same file.
     See the module example.
 
     >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
@@ -146,19 +163,27 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     src, dst = os.fspath(src), os.fspath(dst)
     if same_file(src, dst):
         raise ValueError(f"upgrade writes a new file: src and dst are the same file ({src!r})")
-    return _upgrade_with(src, dst, _Settings(order, policy, truncate), progress, memory_map,
-                         io_calls())
+    # Temporaries of killed earlier upgrades into this folder (where the
+    # platform has no unnamed files): removed, and said so in the report.
+    notes = remove_stale_temporaries(os.path.dirname(os.path.abspath(dst)))
+    report = _upgrade_with(src, dst, _Settings(order, policy, truncate), progress, memory_map,
+                           io_calls())
+    return dataclasses.replace(report, notes=report.notes + tuple(notes)) if notes else report
 
 
 def _upgrade_with(src: str, dst: str, settings: _Settings, progress: Any, memory_map: bool,
                   calls: IOCalls) -> UpgradeReport:
     """The upgrade itself, through the system calls ``calls``."""
     with new_file(dst, calls, output_mode(src, dst)) as fd, open(src, "rb") as f:
-        source = map_source(src) if memory_map and calls.memory_map else None
+        guard = SourceGuard(src, f.fileno())
+        # Only a leased source is mapped: nobody can truncate it under the map.
+        source = map_source(src, guard.check) \
+            if memory_map and calls.memory_map and guard.leased else None
         w = Writer(fd, calls.open_reader(src, f.fileno()), source, calls)
         try:
-            report = _rewrite(f, src, w, dst, settings, progress, source)
+            report = _rewrite(f, src, w, dst, settings, progress, source, guard)
             w.flush()
+            guard.check()  # every byte is copied: the source held still until now
         finally:
             try:
                 w.wait_for_writeback()
@@ -190,9 +215,9 @@ class _Preparer:
     """
 
     def __init__(self, f: IO[bytes], footer: Footer, source: SourceMap | None,
-                 parquet_file: Any, floats: list[int], strings: list[int],
+                 guard: SourceGuard, parquet_file: Any, floats: list[int], strings: list[int],
                  settings: _Settings) -> None:
-        self.f, self.footer, self.source = f, footer, source
+        self.f, self.footer, self.source, self.guard = f, footer, source, guard
         self.parquet_file = parquet_file
         self.floats, self.strings = floats, strings
         self.settings = settings
@@ -218,6 +243,7 @@ class _Preparer:
                 if self.strings else {})
 
     def _start_decoding(self, g: int) -> Future[tuple[dict[int, Any], dict[int, Any]]] | None:
+        self.guard.check()  # no decoding of a source that is changing (or being truncated)
         if self.source is not None:
             # Mapped now, for pyarrow's decoding and the writer's copy.
             for leaf in self.footer.columns:
@@ -253,7 +279,7 @@ class _Preparer:
 
 
 def _rewrite(f: IO[bytes], src: str, w: Writer, dst: str, settings: _Settings,
-             progress: Any, source: SourceMap | None) -> UpgradeReport:
+             progress: Any, source: SourceMap | None, guard: SourceGuard) -> UpgradeReport:
     footer = read_footer(f)
     refuse_encrypted(footer, "nanstats does not rewrite encrypted files")
     refuse_external_chunks(footer)
@@ -274,12 +300,13 @@ def _rewrite(f: IO[bytes], src: str, w: Writer, dst: str, settings: _Settings,
     # A worker prepares row groups g + 1 and g + 2 (pyarrow and the kernels
     # release the GIL) while this thread writes row group g (the kernel
     # copies the pages).
-    preparer = _Preparer(f, footer, source, parquet_file, floats, strings, settings)
+    preparer = _Preparer(f, footer, source, guard, parquet_file, floats, strings, settings)
     try:
         # Two row groups ahead, so that the worker never waits for the writer.
         pending = deque(preparer.submit(g) for g in range(min(2, len(row_groups))))
         for g, rg in enumerate(row_groups):
             chunks = pending.popleft().result()
+            guard.check()  # what was decoded is what is about to be copied
             if g + 2 < len(row_groups):
                 pending.append(preparer.submit(g + 2))
             for ch in chunks:

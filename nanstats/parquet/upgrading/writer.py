@@ -31,8 +31,12 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import secrets
+import socket
 import stat
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -79,9 +83,118 @@ def output_mode(src: str, dst: str) -> int:
     return mode
 
 
+#: Every temporary file an upgrade names ends so (see :func:`remove_stale_temporaries`).
+TEMPORARY_SUFFIX = ".nanstats-tmp"
+#: A temporary file of our naming untouched this long is stale, whoever wrote it.
+STALE_AFTER_SECONDS = 24 * 3600
+# Folders cleaned lately by this process (folder -> time.monotonic()); cleaned
+# again after _CLEAN_AGAIN_SECONDS, so that a folder upgrade lists it once,
+# not once per file.
+_CLEAN_AGAIN_SECONDS = 600.0
+_cleaned: dict[str, float] = {}
+_cleaned_lock = threading.Lock()
+
+
+def _host_tag() -> str:
+    """This machine's name as it goes into temporary names (letters, digits, dashes)."""
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+
+
+def _temporary_name(directory: str, base: str) -> str:
+    """``.<dst>.<host>.<pid>.<random>.nanstats-tmp``: who wrote it is in the name."""
+    return os.path.join(directory, f".{base}.{_host_tag()}.{os.getpid()}."
+                                   f"{secrets.token_hex(4)}{TEMPORARY_SUFFIX}")
+
+
+_NAME = re.compile(r"\..+\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}"
+                   + re.escape(TEMPORARY_SUFFIX) + "$")
+
+
+def _process_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process, or no such pid range
+        return True
+    return True
+
+
+def remove_stale_temporaries(directory: str, *, now: float | None = None,
+                             force: bool = False) -> list[str]:
+    """Remove the provably stale temporary files of earlier upgrades in ``directory``.
+
+    A temporary file is stale when its name says it was written on this
+    machine by a process that no longer runs (a killed upgrade), or when
+    nobody has written it for :data:`STALE_AFTER_SECONDS` (24 hours; an
+    upgrade writes its temporary file all the time).  Only names of our own
+    making (``.<name>.<host>.<pid>.<random>.nanstats-tmp``, or older
+    ``.<name>.<random>.nanstats-tmp``) are looked at.  Returns one note per
+    file removed (or that could not be).  A folder is looked at once per
+    ten minutes per process (``force`` looks anyway).
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> dead = os.path.join(d, f".x.parquet.{_host_tag()}.999999999.0123abcd.nanstats-tmp")
+    >>> open(dead, "wb").close()
+    >>> [note.split(":")[0] for note in remove_stale_temporaries(d)], os.listdir(d)
+    (['removed a stale temporary file'], [])
+    """
+    directory = os.path.abspath(directory)
+    clock = time.monotonic()
+    with _cleaned_lock:
+        if not force and clock - _cleaned.get(directory, -1e18) < _CLEAN_AGAIN_SECONDS:
+            return []
+        _cleaned[directory] = clock
+    now = time.time() if now is None else now
+    notes = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    host = _host_tag()
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(".") and name.endswith(TEMPORARY_SUFFIX)):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        match = _NAME.match(name)
+        why = None
+        if match and match["host"] == host and not _process_runs(int(match["pid"])):
+            why = f"left by process {match['pid']}, which no longer runs"
+        elif now - st.st_mtime > STALE_AFTER_SECONDS:
+            why = f"untouched for {(now - st.st_mtime) / 3600:.0f} hours"
+        if why is None:
+            continue
+        try:
+            os.unlink(entry.path)
+        except FileNotFoundError:
+            continue  # another process cleaned it first
+        except OSError as exc:
+            notes.append(f"could not remove a stale temporary file: {entry.path} ({why}; "
+                         f"{exc.strerror})")
+            continue
+        notes.append(f"removed a stale temporary file: {entry.path} ({why})")
+    return notes
+
+
 @contextmanager
 def new_file(dst: str, calls: IOCalls = _NATIVE, mode: int | None = None) -> Iterator[int]:
     """A temporary file beside ``dst`` (its descriptor), renamed over ``dst`` when complete.
+
+    On Linux (``calls.unnamed_file``) the file has no name while it is
+    written (``O_TMPFILE``): a crash or a ``kill -9`` leaves nothing behind.  When complete it is
+    linked to a temporary name and renamed over ``dst`` at once.  Where
+    ``O_TMPFILE`` is unavailable (another OS, a file system without it) it
+    is created under a temporary name of our making
+    (``.<dst>.<host>.<pid>.<random>.nanstats-tmp``), which a later upgrade
+    into the same folder removes if its writer died
+    (:func:`remove_stale_temporaries`).
 
     Created private (``0o600``) so that nobody reads it half-written, and
     given ``mode`` (see :func:`output_mode`) just before the rename (without
@@ -91,33 +204,74 @@ def new_file(dst: str, calls: IOCalls = _NATIVE, mode: int | None = None) -> Ite
     ``dst`` untouched.  See the module example.
     """
     directory = os.path.dirname(os.path.abspath(dst))
-    fd, tmp = _create_temporary(directory, f".{os.path.basename(dst)}.")
+    base = os.path.basename(dst)
+    fd = _open_unnamed(directory) if calls.unnamed_file else None
+    tmp = None
+    if fd is None:
+        fd, tmp = _create_temporary(directory, base)
     try:
         try:
             yield fd
             calls.sync_file(fd)
             if mode is not None and hasattr(os, "fchmod"):  # POSIX permission bits
                 os.fchmod(fd, mode)
+            if tmp is None:
+                tmp = _link_unnamed(fd, directory, base)
         finally:
             os.close(fd)
         os.replace(tmp, dst)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         raise
     _fsync_directory(directory)
 
 
-def _create_temporary(directory: str, prefix: str) -> tuple[int, str]:
+def _open_unnamed(directory: str) -> int | None:
+    """An unnamed file in ``directory`` (``O_TMPFILE``), or None where there is none.
+
+    Linking it later goes through ``/proc/self/fd``: without ``/proc`` it
+    is not used either.
+    """
+    try:
+        fd = os.open(directory, os.O_TMPFILE | os.O_WRONLY | O_BINARY, 0o600)
+    except OSError:  # EOPNOTSUPP: the file system lacks it; EISDIR: an old kernel
+        return None
+    if not os.path.exists(f"/proc/self/fd/{fd}"):  # pragma: no cover - no /proc
+        os.close(fd)
+        return None
+    return fd
+
+
+def _link_unnamed(fd: int, directory: str, base: str) -> str:
+    """Give the unnamed file ``fd`` a temporary name in ``directory`` (``linkat``)."""
+    # linkat(/proc/self/fd, "<fd>", AT_FDCWD, path, AT_SYMLINK_FOLLOW): os.link
+    # calls linkat (which follows the /proc link) only when given a dir fd.
+    fds = os.open("/proc/self/fd", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for _ in range(100):
+            path = _temporary_name(directory, base)
+            try:
+                os.link(str(fd), path, src_dir_fd=fds, follow_symlinks=True)
+                return path
+            except FileExistsError:  # pragma: no cover - 32 random bits taken
+                continue
+    finally:
+        os.close(fds)
+    raise FileExistsError(f"no free temporary name in {directory!r}")  # pragma: no cover
+
+
+def _create_temporary(directory: str, base: str) -> tuple[int, str]:
     """A new file of a name nobody else has, private, opened for writing (as mkstemp)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY
     for _ in range(100):
-        path = os.path.join(directory, f"{prefix}{secrets.token_hex(4)}.nanstats-tmp")
+        path = _temporary_name(directory, base)
         try:
             return os.open(path, flags, 0o600), path
-        except FileExistsError:
+        except FileExistsError:  # pragma: no cover - 32 random bits taken
             continue
     raise FileExistsError(f"no free temporary name in {directory!r}")  # pragma: no cover
 
@@ -230,6 +384,7 @@ class Writer:
         """Write out everything queued."""
         segs, self.segments, self.queued = self.segments, [], 0
         if self.source is not None:
+            self.source.check()
             self._write_all(self._mapped_iov(segs, self.source))
         else:
             self._write_read(segs)
