@@ -28,17 +28,18 @@ import importlib
 import json
 import os
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pyarrow.fs as pafs
 
 from nanstats.errors import MissingDependencyError, NanstatsError
-from nanstats.lake.fs import Location, resolve
+from nanstats.lake.fs import Location, is_uri, resolve
+from nanstats.lake.listing import list_parquet_files
 
 __all__ = ["LakeTable", "TableFile", "TableFormat", "delta_table", "iceberg_table",
-           "open_table", "table_format", "table_root"]
+           "list_data_files", "open_table", "table_format", "table_root"]
 
 TableFormat = Literal["delta", "iceberg"]
 
@@ -387,7 +388,32 @@ def _static_iceberg_table(where: Location, storage_options: Mapping[str, str] | 
         metadata = "file://" + urllib.parse.quote(os.path.abspath(metadata))
     table = table_module.StaticTable.from_metadata(metadata, dict(storage_options or {}))
     refusal = (f"{where.uri}: an Iceberg table found by its folder has no catalog to commit "
-               "to; load it from its catalog: nanstats.parquet.upgrade_table("
-               "nanstats.lake.tables.iceberg_table(catalog, 'namespace.table'))")
+               "to; name it in its catalog (nanstats upgrade namespace.table --catalog NAME, "
+               "or nanstats.parquet.upgrade_table(nanstats.lake.tables.iceberg_table("
+               "catalog, 'namespace.table')))")
     return _iceberg(table, None, refusal)
 
+
+
+def list_data_files(path_or_paths: str | os.PathLike[str] | Sequence[str]) -> list[str]:
+    """The data files of the given paths: a table's folder gives its live files
+    (:func:`open_table`), any other path what
+    :func:`~nanstats.lake.listing.list_parquet_files` finds.
+
+    >>> import os, tempfile, pyarrow as pa
+    >>> from deltalake import write_deltalake
+    >>> folder = os.path.join(tempfile.mkdtemp(), "t")
+    >>> write_deltalake(folder, pa.table({"x": [1.0]}))
+    >>> write_deltalake(folder, pa.table({"x": [2.0]}), mode="overwrite")
+    >>> list_data_files(folder) == open_table(folder).paths
+    True
+    """
+    items = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else path_or_paths
+    files: list[str] = []
+    for item in items:
+        text = os.fspath(item)
+        if (is_uri(text) or os.path.isdir(text)) and table_format(text) is not None:
+            files += open_table(text).paths
+        else:
+            files += list_parquet_files(text)
+    return files
