@@ -38,7 +38,7 @@ from nanstats.errors import MissingDependencyError, NanstatsError
 from nanstats.lake.fs import Location, is_uri, resolve
 from nanstats.lake.listing import list_parquet_files
 
-__all__ = ["LakeTable", "TableFile", "TableFormat", "delta_table", "iceberg_table",
+__all__ = ["LakeTable", "TableFile", "delta_table", "iceberg_table",
            "list_data_files", "open_table", "table_format", "table_root"]
 
 TableFormat = Literal["delta", "iceberg"]
@@ -117,7 +117,7 @@ class LakeTable:
 
     @property
     def paths(self) -> list[str]:
-        """The live files' paths (local paths or URIs), in the order of :attr:`files`."""
+        """The live files' paths (local paths or URIs), in the order of ``files``."""
         return [f.path for f in self.files]
 
     def location(self, path: str) -> Location:
