@@ -318,3 +318,26 @@ def test_open_table_then_upgrade(tmp_path):
         assert {c.column_order for c in nanstats.parquet.inspect(path).columns
                 if c.name in ("x", "y")} == {"type_order"}
         assert nanstats.parquet.verify(path) == []
+
+
+def test_iceberg_upgraded_on_s3(s3, tmp_path):
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    # pyiceberg's file IO takes the endpoint from the catalog's properties
+    catalog = SqlCatalog("s3", uri=f"sqlite:///{tmp_path}/c.db",
+                         warehouse=f"s3://{s3.bucket}/warehouse",
+                         **{"s3.endpoint": s3.endpoint, "s3.region": "us-east-1"})
+    catalog.create_namespace("lake")
+    table = catalog.create_table("lake.t", schema=data().schema)
+    table.append(data())
+    previous = table.current_snapshot().snapshot_id
+    old_rows = rows(table.scan().to_arrow())
+    report = upgrade_table(iceberg_table(catalog, "lake.t"))
+    after = catalog.load_table("lake.t")
+    assert report.committed and after.current_snapshot().snapshot_id != previous
+    assert rows(after.scan().to_arrow()) == old_rows
+    assert rows(after.scan(snapshot_id=previous).to_arrow()) == old_rows
+    keys = s3.keys(s3.bucket)
+    for f in report.files:
+        assert f.new.removeprefix(f"s3://{s3.bucket}/") in keys
+        assert f.old.removeprefix(f"s3://{s3.bucket}/") in keys
