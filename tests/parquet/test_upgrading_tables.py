@@ -341,3 +341,17 @@ def test_iceberg_upgraded_on_s3(s3, tmp_path):
     for f in report.files:
         assert f.new.removeprefix(f"s3://{s3.bucket}/") in keys
         assert f.old.removeprefix(f"s3://{s3.bucket}/") in keys
+
+
+def test_iceberg_format_v1_upgraded(catalog):
+    table = catalog.create_table("lake.v1", schema=data().schema,
+                                 properties={"format-version": "1"})
+    table.append(data())
+    table.append(data(5, offset=1))
+    previous = table.current_snapshot().snapshot_id
+    old_rows = rows(table.scan().to_arrow())
+    assert upgrade_table(iceberg_table(catalog, "lake.v1")).committed
+    after = catalog.load_table("lake.v1")
+    assert after.metadata.format_version == 1
+    assert rows(after.scan().to_arrow()) == old_rows
+    assert rows(after.scan(snapshot_id=previous).to_arrow()) == old_rows
