@@ -85,7 +85,7 @@ nitpick_ignore_regex = [
     # documented here.
     (r"py:.*", r"nanstats_parquet_thrift\..*"),
     # Internal helpers that appear in public signatures.
-    (r"py:.*", r"nanstats\.(core\.arrow_c|parquet\.recompute"
+    (r"py:.*", r"nanstats\.(core\.arrow_c|parquet\.recompute|lake\.fs"
                r"|prune\.(expressions|abstract|constraints|results|source|sources|planner"
                r"|parquet_source|visitor))\..*"),
     (r"py:.*", r"(optional|array-like|array_like|default|callable|bytes-like|path-like)"),

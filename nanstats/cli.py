@@ -5,11 +5,14 @@
                             [--fail-on error|warning|info] [--json]
     nanstats upgrade SRC DST [--order ieee754|type_order] [--truncate N] [--overwrite]
                              [--no-memory-map] [--json]
+    nanstats upgrade TABLE [--catalog NAME] [...]
     nanstats prune PATH... --where "x > 1.5" [--semantics nan_greatest | --engine duckdb]
                            [--explain] [--json]
     nanstats --version
 
-A folder stands for every ``.parquet`` file under it; with several files a
+A folder stands for every ``.parquet`` file under it (a Delta Lake or
+Iceberg table's folder for the table's live files, read through its library,
+and ``upgrade`` of a table commits a new version of it in place); with several files a
 progress display runs on stderr when stderr is a terminal (never with
 ``--json``), and folder commands end with a summary.  ``--json`` prints one
 document of the same shape for every command (:mod:`nanstats.cli_output`).
@@ -78,6 +81,24 @@ def _listed(path: str, doc: Document) -> Listing:
     return listing
 
 
+def _table_files(path: str, doc: Document) -> list[str] | None:
+    """The live files of the Delta Lake or Iceberg table in folder ``path`` (read
+    through the table's library); None when ``path`` is no table.  A table
+    that cannot be read, or has no live file, is an error of ``doc``."""
+    from nanstats.lake.tables import open_table, table_format
+
+    try:
+        if table_format(path) is None:
+            return None
+        files = open_table(path).paths
+    except _INPUT_ERRORS as exc:
+        doc.error(path, _describe(exc, path))
+        return []
+    if not files:
+        doc.error(path, f"{path}: nothing to check, the table has no live files")
+    return files
+
+
 class _Inputs:
     """The Parquet files named by the PATH arguments, each with the name to show.
 
@@ -91,6 +112,14 @@ class _Inputs:
         self.shown: dict[str, str] = {}
         self.unusable = False
         for path in paths:
+            live = _table_files(path, doc)
+            if live is not None:
+                self.unusable |= not live
+                for f in live:
+                    self.files.append(f)
+                    rel = os.path.relpath(f, path) if os.path.isabs(f) else f
+                    self.shown[f] = rel if len(paths) == 1 else os.path.join(path, rel)
+                continue
             if not os.path.exists(path):
                 self._unusable(doc, path, f"{path}: no such file or folder")
                 continue
@@ -372,9 +401,75 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+def _table_to_upgrade(args: argparse.Namespace) -> Any:
+    """The table SRC names (a folder holding one, or ``--catalog``'s
+    identifier), None when SRC is no table; raises when SRC is a table that
+    would be copied to DST without its log."""
+    from nanstats.lake.fs import is_uri
+    from nanstats.lake.tables import iceberg_table, open_table, table_root
+
+    if args.catalog is not None:
+        return iceberg_table(args.catalog, args.src)
+    root = table_root(args.src) if os.path.isdir(args.src) or is_uri(args.src) else None
+    if root is None:
+        return None
+    kind, folder = root
+    name = {"delta": "a Delta Lake table", "iceberg": "an Iceberg table"}[kind]
+    if os.path.abspath(folder) != os.path.abspath(args.src):
+        raise ValueError(f"{args.src}: is inside {name} ({folder}): upgrade the whole table "
+                         f"in place (nanstats upgrade {folder})")
+    if args.dst is not None and os.path.abspath(args.dst) != os.path.abspath(args.src):
+        raise ValueError(
+            f"{args.src}: is {name}; copying its files to {args.dst} would leave them without "
+            f"the table's log. Upgrade it in place (nanstats upgrade {args.src}): a new version "
+            "of the table is committed and the old one stays readable; to keep the table "
+            "untouched, copy the whole folder first and upgrade the copy")
+    return open_table(args.src)
+
+
+def _upgrade_table(args: argparse.Namespace, table: Any) -> int:
+    from nanstats.parquet.upgrading import upgrade_table
+
+    doc = Document("upgrade", _arguments(args))
+    report = upgrade_table(table, args.order, truncate=args.truncate,
+                           memory_map=args.memory_map)
+    reports = [f.report for f in report.rewritten if f.report is not None]
+    for f in report.files:
+        doc.file(f.old, "ok", None if f.new is None or f.report is None else f.report.to_dict())
+    doc.summary = {"table": report.table, "format": report.format,
+                   "version_before": report.version_before,
+                   "version_after": report.version_after, "committed": report.committed,
+                   "files": len(report.files), "upgraded": len(report.rewritten), "failed": 0,
+                   "bytes_in": sum(r.bytes_in for r in reports),
+                   "bytes_out": sum(r.bytes_out for r in reports),
+                   "columns_upgraded": sum(len(r.upgraded) for r in reports)}
+    _finish(args, doc)
+    if not args.json:
+        s = doc.summary
+        what = {"delta": "Delta Lake", "iceberg": "Iceberg"}[report.format]
+        if report.committed:
+            print(safe_text(
+                f"{what} table {report.table}: version {report.version_before} -> "
+                f"{report.version_after}: {s['upgraded']} of {s['files']} live file(s) "
+                f"upgraded ({_size(s['bytes_in'])} read, {_size(s['bytes_out'])} written); "
+                f"{s['columns_upgraded']} float column(s) upgraded; the previous version "
+                "still reads the old files"))
+        else:
+            print(safe_text(f"{what} table {report.table}: nothing to upgrade in "
+                            f"{s['files']} live file(s); no new version"))
+    return 0
+
+
 def _upgrade(args: argparse.Namespace) -> int:
     from nanstats.parquet.upgrading import upgrade
 
+    table = _table_to_upgrade(args)
+    if table is not None:
+        return _upgrade_table(args, table)
+    if args.dst is None:
+        _say(args, f"{args.src}: DST is needed (only a Delta Lake or Iceberg table is "
+             "upgraded in place)")
+        return 2
     doc = Document("upgrade", _arguments(args))
     pairs = _upgrade_pairs(args, doc)
     dst_of = dict(pairs)
@@ -533,9 +628,15 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help=json_help)
     v.set_defaults(run=_verify)
     u = sub.add_parser("upgrade", help="rewrite files with correct float statistics")
-    u.add_argument("src", help="a Parquet file or a folder of them")
-    u.add_argument("dst", help="the new file; a folder (existing, or ending in /) receives "
-                   "SRC's name; for a folder SRC, the folder that mirrors it")
+    u.add_argument("src", help="a Parquet file or a folder of them; or a Delta Lake or "
+                   "Iceberg table's folder, upgraded in place as a new version of the table")
+    u.add_argument("dst", nargs="?",
+                   help="the new file; a folder (existing, or ending in /) receives "
+                   "SRC's name; for a folder SRC, the folder that mirrors it; none for a table")
+    u.add_argument("--catalog", metavar="NAME",
+                   help="SRC is an Iceberg table's identifier (namespace.table) in the "
+                   "pyiceberg catalog NAME (.pyiceberg.yaml, PYICEBERG_CATALOG__NAME__*), "
+                   "through which the upgrade is committed")
     u.add_argument("--order", choices=["ieee754", "type_order"], default="ieee754",
                    help="the column order written: ieee754 (IEEE_754_TOTAL_ORDER, NaN "
                    "counted and bounded) or type_order (the legacy order, parquet-java's "

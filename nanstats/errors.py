@@ -69,3 +69,24 @@ class SourceChangedError(NanstatsError):
         self.path = path
         self.reason = what
         super().__init__(f"{path}: the source changed while it was being upgraded ({what})")
+
+
+class UnsupportedTableError(NanstatsError, ValueError):
+    """A Delta Lake or Iceberg table that nanstats cannot change safely.
+
+    Raised before anything is written: a table whose files carry deletion
+    vectors or delete files, a table found by its folder that has no catalog
+    to commit to, a table feature whose bookkeeping a rewrite would lose.
+
+    >>> issubclass(UnsupportedTableError, ValueError)
+    True
+    """
+
+
+class MissingDependencyError(NanstatsError, ImportError):
+    """An optional library needed for this input is not installed; the message
+    names the extra that installs it.
+
+    >>> issubclass(MissingDependencyError, ImportError)
+    True
+    """

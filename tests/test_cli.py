@@ -311,3 +311,79 @@ def test_inspect_folder(tmp_path, capsys) -> None:
     (tmp_path / "c.parquet").write_bytes(b"PAR1 broken")
     assert main(["inspect", str(tmp_path / "a.parquet"), str(tmp_path / "c.parquet")]) == 1
     assert "c.parquet" in capsys.readouterr().err
+
+
+# -- Delta Lake and Iceberg tables ------------------------------------------------------
+
+
+def _delta(folder: str) -> str:
+    from deltalake import write_deltalake
+
+    table = pa.table({"k": [1, 2, 1, 2], "x": [1.5, np.nan, -0.0, None]})
+    write_deltalake(folder, table, partition_by=["k"])
+    write_deltalake(folder, table, partition_by=["k"], mode="overwrite")  # dead files stay
+    return folder
+
+
+def test_table_folders_stand_for_their_live_files(tmp_path, capsys) -> None:
+    from nanstats.lake.tables import open_table
+
+    folder = _delta(str(tmp_path / "events"))
+    live = open_table(folder).paths
+    assert main(["verify", folder, "--json"]) == 0
+    doc = _json(capsys)
+    assert sorted(f["path"] for f in doc["files"]) == sorted(live)
+    assert main(["prune", folder, "--where", "x > 0", "--json"]) == 0
+    assert sorted(f["path"] for f in _json(capsys)["files"]) == sorted(live)
+    assert main(["inspect", folder]) == 0
+    assert capsys.readouterr().out.count("rows,") == len(live)
+
+
+def test_upgrade_of_a_table_is_in_place_and_never_a_copy(tmp_path, capsys) -> None:
+    from deltalake import DeltaTable
+
+    folder = _delta(str(tmp_path / "events"))
+    out = str(tmp_path / "out")
+    assert main(["upgrade", folder, out]) == 2
+    err = capsys.readouterr().err
+    assert "without the table's log" in err and f"nanstats upgrade {folder}" in err
+    assert main(["upgrade", os.path.join(folder, "k=1"), out]) == 2
+    assert "is inside a Delta Lake table" in capsys.readouterr().err
+    assert not os.path.exists(out) and DeltaTable(folder).version() == 1
+    assert main(["upgrade", folder, "--json"]) == 0
+    doc = _json(capsys)
+    assert doc["summary"]["version_before"] == 1 and doc["summary"]["version_after"] == 2
+    assert doc["summary"]["upgraded"] == 2 and all(f["results"] for f in doc["files"])
+    assert main(["verify", folder, "--select", "missing_nan_count,missing_nan_counts"]) == 0
+    assert "no findings" in capsys.readouterr().out
+    assert main(["upgrade", "/no/such/file.parquet"]) == 2
+    assert "DST is needed" in capsys.readouterr().err
+
+
+def test_upgrade_of_an_iceberg_table(tmp_path, capsys) -> None:
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    catalog = SqlCatalog("lakes", uri=f"sqlite:///{tmp_path}/c.db",
+                         warehouse=f"file://{tmp_path}/w")
+    catalog.create_namespace("ns")
+    data = pa.table({"x": [1.5, np.nan, -0.0, None]})
+    table = catalog.create_table("ns.t", schema=data.schema)
+    table.append(data)
+    folder = table.location().removeprefix("file://")
+    assert main(["verify", folder]) == 0
+    assert "1 file(s) checked" in capsys.readouterr().out
+    assert main(["upgrade", folder]) == 2
+    assert "--catalog NAME" in capsys.readouterr().err
+    # pyiceberg reads its catalog configuration once, when imported: a fresh process
+    env = dict(os.environ, PYICEBERG_CATALOG__LAKES__TYPE="sql",
+               PYICEBERG_CATALOG__LAKES__URI=f"sqlite:///{tmp_path}/c.db",
+               PYICEBERG_CATALOG__LAKES__WAREHOUSE=f"file://{tmp_path}/w",
+               PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-m", "nanstats", "upgrade", "ns.t", "--catalog",
+                           "lakes"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Iceberg table" in done.stdout and "-> " in done.stdout
+    after = catalog.load_table("ns.t")
+    assert after.current_snapshot().snapshot_id != table.current_snapshot().snapshot_id
+    assert [repr(v) for v in after.scan().to_arrow()["x"].to_pylist()] == [
+        "1.5", "nan", "-0.0", "None"]

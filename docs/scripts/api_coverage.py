@@ -46,6 +46,7 @@ COVERED: tuple[str, ...] = (
     "nanstats.core.abstraction",
     "nanstats.core.byte_bounds",
     "nanstats.lake.listing",
+    "nanstats.lake.tables",
     "nanstats.metadata.footer",
     "nanstats.metadata.pages",
     "nanstats.metadata.page_index",

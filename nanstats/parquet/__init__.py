@@ -3,7 +3,9 @@
 :func:`inspect` reads what a file says (footer and page index only),
 :func:`verify` checks it against the rules and its own data,
 :func:`upgrade` rewrites it with correct float statistics (data pages
-untouched), :func:`write_table` writes a table with them in one call, and
+untouched), :func:`upgrade_table` does so for every live file of a Delta
+Lake or Iceberg table, committed as a new version of the table,
+:func:`write_table` writes a table with them in one call, and
 :func:`read_table` reads only the pages a filter may need.
 
 >>> import os, tempfile, pyarrow as pa, nanstats.parquet
@@ -24,7 +26,14 @@ from nanstats.parquet.inspection import (
     inspect,
 )
 from nanstats.parquet.reading import read_table
-from nanstats.parquet.upgrading import ColumnSummary, UpgradeReport, upgrade
+from nanstats.parquet.upgrading import (
+    ColumnSummary,
+    FileRewrite,
+    TableUpgradeReport,
+    UpgradeReport,
+    upgrade,
+    upgrade_table,
+)
 from nanstats.parquet.verification import (
     RULES,
     SEVERITIES,
@@ -44,16 +53,19 @@ __all__ = [
     "ColumnReport",
     "ColumnSummary",
     "FileReport",
+    "FileRewrite",
     "Finding",
     "PageReport",
     "Rule",
     "StatisticsReport",
+    "TableUpgradeReport",
     "UpgradeReport",
     "Violation",
     "inspect",
     "kinds_at_least",
     "read_table",
     "upgrade",
+    "upgrade_table",
     "verify",
     "verify_files",
     "write_table",

@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from nanstats.arrow import record_schema
 from nanstats.core.records import INDEX_FIELDS, stats_columns
-from nanstats.lake.listing import list_parquet_files
+from nanstats.lake.tables import list_data_files
 from nanstats.spark.summary import spark_schema
 
 #: The index's Arrow schema: :data:`nanstats.core.records.INDEX_FIELDS`, bits
@@ -80,7 +80,8 @@ def _index_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch
 
 
 def index_files(spark: Any, path_or_paths: str | os.PathLike[str] | Sequence[str]) -> Any:
-    """The statistics table of every Parquet file under the given folders.
+    """The statistics table of every Parquet file under the given folders (of
+    the live files of a Delta Lake or Iceberg table's folder).
 
     One row per page of every float column (``path``, ``row_group``,
     ``page``, ``column``, ``first_row``, the counts, ``min``/``max`` and their
@@ -94,7 +95,7 @@ def index_files(spark: Any, path_or_paths: str | os.PathLike[str] | Sequence[str
     >>> [(r.column, r.page, r.nan_count, r.min, r.max) for r in index.collect()]
     [('x', 0, 1, -0.0, 1.0)]
     """
-    paths = list_parquet_files(path_or_paths)
+    paths = list_data_files(path_or_paths)  # a table's folder: its live files
     if not paths:
         raise FileNotFoundError(f"no .parquet file under {path_or_paths}")
     parallelism = max(1, min(len(paths), spark.sparkContext.defaultParallelism * 2))

@@ -23,7 +23,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from nanstats.errors import UnsupportedTableError
 from nanstats.lake.listing import list_parquet_files
+from nanstats.lake.tables import table_root
 
 RESULT_SCHEMA = pa.schema([
     ("src", pa.string()), ("dst", pa.string()), ("bytes_in", pa.int64()),
@@ -78,6 +80,12 @@ def upgrade_files(spark: Any, src_dir: str, dst_dir: str, order: str = "ieee754"
     """
     if os.path.abspath(src_dir) == os.path.abspath(dst_dir):
         raise ValueError("upgrade_files writes new files: src_dir and dst_dir must differ")
+    table = table_root(src_dir)
+    if table is not None:
+        raise UnsupportedTableError(
+            f"{src_dir}: is (inside) a {table[0]} table at {table[1]}; upgrade_files would copy "
+            "its files without the table's log: upgrade the table in place with "
+            "nanstats.parquet.upgrade_table")
     sources = list_parquet_files(src_dir)
     if not sources:
         raise FileNotFoundError(f"no .parquet file under {src_dir}")

@@ -82,3 +82,18 @@ def test_missing_folder(spark, tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="no .parquet file"):
         nanstats.spark.index_files(spark, str(tmp_path))
     assert os.path.isdir(tmp_path)
+
+
+def test_index_of_a_table_is_of_its_live_files(spark, tmp_path) -> None:
+    from deltalake import write_deltalake
+
+    from nanstats.lake.tables import open_table
+
+    folder = str(tmp_path / "t")
+    write_deltalake(folder, pa.table({"k": [1, 2], "x": [np.nan, 1.0]}), partition_by=["k"])
+    write_deltalake(folder, pa.table({"k": [1, 2], "x": [-0.0, 2.0]}), partition_by=["k"],
+                    mode="overwrite")
+    live = open_table(folder).paths
+    index = nanstats.spark.index_files(spark, folder).collect()
+    assert sorted(r.path for r in index) == sorted(live)
+    assert sorted((r.nan_count, r.min) for r in index) == [(0, -0.0), (0, 2.0)]

@@ -50,3 +50,16 @@ def test_upgrade_files(spark, tmp_path) -> None:
 def test_upgrade_files_refuses_same_folder(spark, tmp_path) -> None:
     with pytest.raises(ValueError, match="must differ"):
         nanstats.spark.upgrade_files(spark, str(tmp_path), str(tmp_path))
+
+
+def test_upgrade_files_refuses_a_table(spark, tmp_path) -> None:
+    from deltalake import write_deltalake
+
+    from nanstats.errors import UnsupportedTableError
+
+    folder = str(tmp_path / "t")
+    write_deltalake(folder, pa.table({"k": [1], "x": [np.nan]}), partition_by=["k"])
+    for src in (folder, str(tmp_path / "t" / "k=1")):
+        with pytest.raises(UnsupportedTableError, match="without the table's log"):
+            nanstats.spark.upgrade_files(spark, src, str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
