@@ -229,6 +229,10 @@ class RemoteFile:
         """The file's size in bytes."""
         return self._size
 
+    def is_cached(self, offset: int) -> bool:
+        """True when the bytes from ``offset`` to the end are in memory already."""
+        return self._tail is not None and offset >= self._tail_start
+
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
         """Move to ``offset`` (from the start, the current position or the end)."""
         base = {os.SEEK_SET: 0, os.SEEK_CUR: self._pos, os.SEEK_END: self._size}[whence]
