@@ -34,7 +34,8 @@ import pyarrow.fs as pafs
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["TAIL_BYTES", "Location", "RemoteFile", "Target", "is_uri", "remote_errors", "resolve"]
+__all__ = ["TAIL_BYTES", "Location", "RemoteFile", "Target", "absolute_path", "is_uri", "join_path", "relative_path",
+           "remote_errors", "resolve"]
 
 #: Spark's and Hadoop's names for S3, read by the same S3 filesystem.
 _S3_ALIASES = {"s3a": "s3", "s3n": "s3"}
@@ -60,6 +61,44 @@ Target = Union[str, "os.PathLike[str]", "Location"]
 #: The last bytes of a remote file read in one request on first use: the
 #: footer and, as writers place it, the page index lie there.
 TAIL_BYTES = 64 * 1024
+
+
+def absolute_path(path: str) -> str:
+    """A local path made absolute; a URI as it is.
+
+    >>> absolute_path("s3://bucket/a.parquet"), os.path.isabs(absolute_path("a.parquet"))
+    ('s3://bucket/a.parquet', True)
+    """
+    return path if is_uri(path) else os.path.abspath(path)
+
+
+def join_path(folder: str, relative: str) -> str:
+    """``relative`` (``/``-separated) below ``folder``, a local path or a URI.
+
+    >>> join_path("s3://bucket/out/", "day=1/a.parquet")
+    's3://bucket/out/day=1/a.parquet'
+    >>> join_path("out", "day=1/a.parquet").replace(os.sep, "/")
+    'out/day=1/a.parquet'
+    """
+    if is_uri(folder):
+        return folder.rstrip("/") + "/" + relative
+    return os.path.join(folder, *relative.split("/"))
+
+
+def relative_path(path: str, folder: str) -> str:
+    """``path`` relative to ``folder`` (``/``-separated), as a listing of the folder gives it.
+
+    >>> relative_path("s3a://bucket/lake/day=1/a.parquet", "s3a://bucket/lake/")
+    'day=1/a.parquet'
+    >>> relative_path(os.path.join("lake", "day=1", "a.parquet"), "lake")
+    'day=1/a.parquet'
+    """
+    if is_uri(path):
+        prefix = folder.rstrip("/") + "/"
+        return path[len(prefix):] if path.startswith(prefix) else path
+    if is_uri(folder):  # a file:// folder lists local paths
+        folder = resolve(folder).path
+    return os.path.relpath(path, folder).replace(os.sep, "/")
 
 
 @dataclass(frozen=True)
@@ -339,10 +378,7 @@ def resolve(target: Target, filesystem: Any = None) -> Location:
         return Location(pafs.LocalFileSystem(), path, path)
     scheme = _S3_ALIASES.get(scheme, scheme)
     if scheme in _PYARROW_SCHEMES:
-        try:
-            fs, path = pafs.FileSystem.from_uri(f"{scheme}://{rest}")
-        except (pa_errors() + (ValueError,)) as exc:
-            raise ValueError(f"{text}: cannot open its filesystem: {_short(exc)}") from exc
+        fs, path = _pyarrow_filesystem(scheme, rest, text)
         return Location(fs, path, text)
     try:
         import fsspec
@@ -353,6 +389,36 @@ def resolve(target: Target, filesystem: Any = None) -> Location:
     except (ValueError, KeyError) as exc:
         raise ValueError(f"{text}: no filesystem for the scheme {scheme!r} ({exc})") from exc
     return Location(_wrap_fsspec(fs_spec), path, text)
+
+
+#: Filesystems made from URIs, by scheme, authority and the environment they
+#: were made in: pyarrow's may ask the store (an S3 bucket's region) when
+#: made, so one is made per bucket, not per file.
+_MADE: dict[tuple[str, str, tuple[tuple[str, str], ...]], pafs.FileSystem] = {}
+_ENVIRONMENT = ("AWS_", "GOOGLE_", "GCS_", "AZURE_", "HADOOP_", "ARROW_")
+
+
+def _pyarrow_filesystem(scheme: str, rest: str, text: str) -> tuple[pafs.FileSystem, str]:
+    if scheme in ("s3", "gs", "gcs") and "?" not in rest:
+        # One filesystem per bucket; the key percent-decoded as pyarrow
+        # decodes it (and spaces, which its URI parser refuses, kept).
+        bucket = rest.partition("/")[0]
+        key = (scheme, bucket, tuple(sorted((k, v) for k, v in os.environ.items()
+                                            if k.startswith(_ENVIRONMENT))))
+        if key not in _MADE:
+            if len(_MADE) >= 64:
+                _MADE.clear()
+            _MADE[key] = _from_uri(f"{scheme}://{bucket}", text)[0]
+        return _MADE[key], urllib.parse.unquote(rest).rstrip("/")
+    return _from_uri(f"{scheme}://{rest}", text)
+
+
+def _from_uri(uri: str, text: str) -> tuple[pafs.FileSystem, str]:
+    try:
+        fs, path = pafs.FileSystem.from_uri(uri)
+    except (pa_errors() + (ValueError,)) as exc:
+        raise ValueError(f"{text}: cannot open its filesystem: {_short(exc)}") from exc
+    return fs, str(path)
 
 
 def pa_errors() -> tuple[type[BaseException], ...]:

@@ -46,7 +46,8 @@ import pyarrow.fs as pafs
 
 from nanstats.lake.fs import Location, Target, is_uri, remote_errors, resolve
 
-__all__ = ["Listing", "ListingProblem", "is_bookkeeping", "list_lake", "list_parquet_files"]
+__all__ = ["Listing", "ListingProblem", "is_bookkeeping", "is_glob", "list_lake",
+           "list_parquet_files"]
 
 ProblemKind = Literal["unreadable_folder", "not_a_regular_file", "dangling_link",
                       "name_not_utf8"]
@@ -96,6 +97,15 @@ class Listing:
 
 MAGIC = b"PAR1"
 _GLOB = re.compile(r"[*?\[]")
+
+
+def is_glob(path: str) -> bool:
+    """True when a path or URI holds a glob character (``*``, ``?``, ``[``).
+
+    >>> is_glob("s3://bucket/lake/day=*/"), is_glob("lake/day=1")
+    (True, False)
+    """
+    return _GLOB.search(path) is not None
 
 
 def is_bookkeeping(name: str) -> bool:
@@ -200,7 +210,7 @@ def _walk(folder: str, files: list[str], problems: list[ListingProblem]) -> None
 
 
 def _list_local(item: str, files: list[str], problems: list[ListingProblem]) -> None:
-    if _GLOB.search(item):
+    if _GLOB.search(item) and not os.path.lexists(item):  # 'x[1].parquet' may exist
         matches = sorted(glob.glob(item, recursive=True))
         for match in matches:
             if os.path.isdir(match):
