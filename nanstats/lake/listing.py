@@ -210,9 +210,13 @@ def _walk(folder: str, files: list[str], problems: list[ListingProblem]) -> None
 
 
 def _list_local(item: str, files: list[str], problems: list[ListingProblem]) -> None:
-    if _GLOB.search(item) and not os.path.lexists(item):  # 'x[1].parquet' may exist
-        matches = sorted(glob.glob(item, recursive=True))
-        for match in matches:
+    first = _GLOB.search(item)
+    if first is not None and not os.path.lexists(item):  # 'x[1].parquet' may exist
+        # Bookkeeping is skipped below the folder the glob starts in.
+        base = os.path.dirname(item[:first.start()] + "x")
+        for match in sorted(glob.glob(item, recursive=True)):
+            if any(is_bookkeeping(n) for n in os.path.relpath(match, base or ".").split(os.sep)):
+                continue
             if os.path.isdir(match):
                 _walk(match, files, problems)
             elif _named_parquet(match) or _has_magic_local(match):
