@@ -27,15 +27,15 @@ import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, BinaryIO, Union, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import pyarrow.fs as pafs
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["TAIL_BYTES", "Location", "RemoteFile", "Target", "absolute_path", "is_uri", "join_path", "relative_path",
-           "remote_errors", "resolve"]
+__all__ = ["TAIL_BYTES", "Location", "RemoteFile", "absolute_path", "is_uri", "join_path",
+           "relative_path", "remote_errors", "resolve"]
 
 #: Spark's and Hadoop's names for S3, read by the same S3 filesystem.
 _S3_ALIASES = {"s3a": "s3", "s3n": "s3"}
@@ -54,9 +54,6 @@ def is_uri(target: str) -> bool:
     """
     return _SCHEME.match(target) is not None
 
-
-#: What every path argument accepts: a path, a URI, or a :class:`Location`.
-Target = Union[str, "os.PathLike[str]", "Location"]
 
 #: The last bytes of a remote file read in one request on first use: the
 #: footer and, as writers place it, the page index lie there.
@@ -199,6 +196,10 @@ class Location:
         return self.uri
 
 
+#: What every path argument accepts: a path, a URI, or a :class:`Location`.
+Target = str | os.PathLike[str] | Location
+
+
 def _uri_for(uri: str, path: str, new_path: str) -> str:
     """The URI of ``new_path``, given that ``uri`` names ``path`` on the same filesystem."""
     if uri.endswith(path):
@@ -218,6 +219,13 @@ def remote_errors(where: Location) -> Iterator[None]:
     PermissionError, anything else (an unreachable endpoint, bad
     credentials) an OSError; the message starts with the URI.  Local errors
     pass unchanged (they name the path already).
+
+    >>> where = resolve("memory://remote-errors/nothing.parquet")
+    >>> with remote_errors(where):
+    ...     where.filesystem.open_input_file(where.path)
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: [Errno 2] no such file or folder: 'memory://remote-errors/nothing.parquet'
     """
     if where.is_local:
         yield

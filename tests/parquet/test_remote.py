@@ -175,6 +175,9 @@ def test_upgrade_between_object_store_and_local(s3, tmp_path):
         papq.read_table(tmp_path / "legacy.parquet").to_pandas())
     npq.upgrade(local, f"s3a://{s3.bucket}/c/up.parquet")  # local to remote
     assert npq.verify(f"s3://{s3.bucket}/c/up.parquet") == []
+    written = f"s3://{s3.bucket}/w/table.parquet"
+    npq.write_table(pa.table({"x": [np.nan, 1.0]}), written)
+    assert npq.verify(written) == [] and npq.inspect(written).num_rows == 2
     with pytest.raises(ValueError, match="same object"):
         npq.upgrade(dst, f"s3a://{s3.bucket}/b/legacy.parquet")
     with pytest.raises(FileNotFoundError, match="nope.parquet"):
