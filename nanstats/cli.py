@@ -34,6 +34,8 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
+import pyarrow.fs as pafs
+
 from nanstats.cli_output import (
     Document,
     finding_json,
@@ -42,7 +44,8 @@ from nanstats.cli_output import (
     safe_text,
 )
 from nanstats.errors import NanstatsError
-from nanstats.lake.listing import Listing, list_lake
+from nanstats.lake.fs import absolute_path, is_uri, join_path, relative_path, resolve
+from nanstats.lake.listing import Listing, is_glob, list_lake
 from nanstats.prune.profiles import ENGINES
 
 #: What a command may raise for one bad input: reported as an error naming
@@ -99,10 +102,26 @@ def _table_files(path: str, doc: Document) -> list[str] | None:
     return files
 
 
+def _kind(path: str) -> str:
+    """What a PATH argument names: ``file``, ``folder`` (a prefix on object
+    stores), ``glob`` or ``missing``.  Raises ValueError (a URI no filesystem
+    answers to) or OSError (the store cannot be reached), naming it."""
+    if not is_uri(path):
+        if os.path.exists(path):
+            return "folder" if os.path.isdir(path) else "file"
+        return "glob" if is_glob(path) else "missing"
+    if is_glob(path):
+        return "glob"
+    info = resolve(path).info()
+    return {pafs.FileType.Directory: "folder",
+            pafs.FileType.File: "file"}.get(info.type, "missing")
+
+
 class _Inputs:
     """The Parquet files named by the PATH arguments, each with the name to show.
 
-    A missing path, a folder without ``.parquet`` files, or an entry that
+    PATH is a local path or a URI (``s3://bucket/lake``), a file, a folder or a
+    glob.  A missing path, a folder without Parquet files, or an entry that
     could not be listed (an unreadable folder, a dangling link, a FIFO named
     as a file) is an error: exit status 2.
     """
@@ -120,23 +139,29 @@ class _Inputs:
                     rel = os.path.relpath(f, path) if os.path.isabs(f) else f
                     self.shown[f] = rel if len(paths) == 1 else os.path.join(path, rel)
                 continue
-            if not os.path.exists(path):
+            try:
+                kind = _kind(path)
+            except (ValueError, OSError) as exc:
+                self._unusable(doc, path, _describe(exc, path))
+                continue
+            if kind == "missing":
                 self._unusable(doc, path, f"{path}: no such file or folder")
                 continue
             before = len(doc.errors)
             found = _listed(path, doc).files
             self.unusable |= len(doc.errors) > before
-            if not os.path.isdir(path):
+            if kind == "file":
                 self.files += found
                 self.shown.update((f, f) for f in found)
                 continue
             if not found and len(doc.errors) == before:
-                self._unusable(doc, path, f"{path}: nothing to check, no .parquet files "
-                               "in this folder")
+                self._unusable(doc, path, f"{path}: nothing to check, no Parquet files "
+                               f"{'match' if kind == 'glob' else 'in this folder'}")
             for f in found:
                 self.files.append(f)
-                rel = os.path.relpath(f, path)
-                self.shown[f] = rel if len(paths) == 1 else os.path.join(path, rel)
+                rel = relative_path(f, path) if kind == "folder" else f
+                self.shown[f] = rel if len(paths) == 1 or kind == "glob" \
+                    else join_path(path, rel)
 
     def _unusable(self, doc: Document, path: str, message: str) -> None:
         doc.error(path, message)
@@ -316,7 +341,7 @@ def _by_kind(findings: list[Any], rules: dict[str, Any]) -> dict[str, dict[str, 
             "chunks": len({(v.file, v.row_group, v.column) for v in mine}),
             "pages": len({(v.file, v.row_group, v.column, v.page) for v in mine
                           if v.page is not None}),
-            "example": f"{os.path.abspath(first.file)}: {', '.join(where)}: {first.field}",
+            "example": f"{absolute_path(first.file)}: {', '.join(where)}: {first.field}",
             "engines": sorted({e for v in mine for e in v.engines})}
     return out
 
@@ -376,23 +401,45 @@ def _verdict(checked: int, findings: list[Any], by_severity: dict[str, int],
     return text
 
 
+def _name(path: str) -> str:
+    """The last name of a path or URI."""
+    return path.rstrip("/" if is_uri(path) else "/" + os.sep).replace(os.sep, "/") \
+        .rsplit("/", 1)[-1]
+
+
 def _upgrade_pairs(args: argparse.Namespace, doc: Document) -> list[tuple[str, str]]:
     src, dst = args.src, args.dst
-    if os.path.isdir(src):
+    try:
+        src_kind, dst_kind = _kind(src), _kind(dst)
+    except (ValueError, OSError) as exc:
+        doc.error(None, _describe(exc, None))
+        return []
+    if src_kind in ("folder", "glob"):
         before = len(doc.errors)
         files = _listed(src, doc).files
         if not files and len(doc.errors) == before:
-            doc.error(src, f"{src}: nothing to upgrade, no .parquet files in this folder")
-        if os.path.isfile(dst):
+            doc.error(src, f"{src}: nothing to upgrade, no Parquet files "
+                      f"{'match' if src_kind == 'glob' else 'in this folder'}")
+        if dst_kind == "file":
             doc.error(dst, f"{dst}: is a file; the upgrade of a folder goes to a folder")
             return []
-        return [(f, os.path.join(dst, os.path.relpath(f, src))) for f in files]
-    if not os.path.exists(src):
+        if src_kind == "glob":  # below the folder the glob starts in
+            src = src[:max(0, src[:_first_glob(src)].rfind("/"))] or "."
+        return [(f, join_path(dst, relative_path(f, src))) for f in files]
+    if src_kind == "missing":
         doc.error(src, f"{src}: no such file or folder")
         return []
-    if os.path.isdir(dst) or dst.endswith(("/", os.sep)):
-        dst = os.path.join(dst, os.path.basename(src))  # like cp: into the folder
+    if dst_kind == "folder" or dst.endswith(("/", os.sep)):
+        dst = join_path(dst, _name(src))  # like cp: into the folder
     return [(src, dst)]
+
+
+def _first_glob(path: str) -> int:
+    return min((path.index(c) for c in "*?[" if c in path), default=len(path))
+
+
+def _exists(path: str) -> bool:
+    return resolve(path).exists() if is_uri(path) else os.path.exists(path)
 
 
 def _positive_int(text: str) -> int:
@@ -473,15 +520,18 @@ def _upgrade(args: argparse.Namespace) -> int:
     doc = Document("upgrade", _arguments(args))
     pairs = _upgrade_pairs(args, doc)
     dst_of = dict(pairs)
-    shown = {s: os.path.relpath(s, args.src) if os.path.isdir(args.src) else s for s, _ in pairs}
+    folder = len(pairs) > 1 or bool(pairs and pairs[0][0] != args.src)
+    shown = {s: relative_path(s, args.src) if folder and not is_glob(args.src) else s
+             for s, _ in pairs}
 
     def run(src: str) -> Any:
         dst = dst_of[src]
-        if os.path.exists(dst) and not args.overwrite:
+        if _exists(dst) and not args.overwrite:
             raise FileExistsError(f"{dst}: exists (--overwrite replaces it)")
-        if os.path.abspath(dst) == os.path.abspath(src):
+        if absolute_path(dst) == absolute_path(src):
             raise ValueError(f"{dst}: is the source itself")
-        os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+        if not is_uri(dst):
+            os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
         return upgrade(src, dst, args.order, truncate=args.truncate,
                        memory_map=args.memory_map)
 
@@ -513,7 +563,7 @@ def _upgrade(args: argparse.Namespace) -> int:
                    "columns_upgraded": sum(len(r.upgraded) for r in reports),
                    "columns_skipped": skipped}
     _finish(args, doc)
-    if not args.json and (len(pairs) > 1 or os.path.isdir(args.src)) and pairs:
+    if not args.json and folder and pairs:
         s = doc.summary
         line = (f"{s['upgraded']} of {s['files']} file(s) upgraded to {args.dst} "
                 f"({_size(s['bytes_in'])} read, {_size(s['bytes_out'])} written); "

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+
+from nanstats.lake.fs import absolute_path
 
 #: The version of the JSON document's shape; it changes when a field is
 #: removed or changes meaning, not when one is added.
@@ -145,7 +146,7 @@ class Document:
     def file(self, path: str, status: str, results: Any = None,
              error: str | None = None) -> None:
         """A file that was read: ``status`` ``ok`` (``results`` set) or ``error``."""
-        entry: dict[str, Any] = {"path": os.path.abspath(path), "status": status,
+        entry: dict[str, Any] = {"path": absolute_path(path), "status": status,
                                  "results": results}
         if error is not None:
             entry["error"] = error
@@ -153,7 +154,7 @@ class Document:
 
     def error(self, path: str | None, message: str) -> None:
         """An input that could not be used (with the path at fault, if any)."""
-        self.errors.append({"path": None if path is None else os.path.abspath(path),
+        self.errors.append({"path": None if path is None else absolute_path(path),
                             "message": message})
 
     def to_dict(self) -> dict[str, Any]:

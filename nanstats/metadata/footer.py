@@ -23,6 +23,7 @@ from typing import IO, Any, Literal
 
 from nanstats.core.floats import DOUBLE, FLOAT, FLOAT16, FloatType
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.lake.fs import Location, Target, remote_errors, resolve
 from nanstats.metadata.thrift import decode, pq
 
 MAGIC = b"PAR1"
@@ -163,8 +164,15 @@ def refuse_encrypted(footer: Footer, consequence: str) -> None:
                     f"encrypted; {consequence}")
 
 
-def read_footer(source: str | os.PathLike[str] | IO[bytes]) -> Footer:
-    """Read and check the footer of a Parquet file (a path or a binary file).
+def read_footer(source: Target | IO[bytes], *, filesystem: Any = None) -> Footer:
+    """Read and check the footer of a Parquet file.
+
+    ``source`` is a path, a URI (``s3://bucket/key.parquet``, any scheme of
+    :func:`nanstats.lake.fs.resolve`, with ``filesystem=`` a path on that
+    filesystem), a :class:`~nanstats.lake.fs.Location`, or a binary file open
+    for reading (a Python file, a pyarrow ``NativeFile``).  A remote file is
+    read by ranges: its last 64 KiB in one request (the footer, unless it is
+    longer) and its first 4 bytes (the magic).
 
     Raises ParquetFormatError (naming the path and byte offset) when the
     footer does not decode or does not fit the file, UnsupportedParquetError
@@ -175,14 +183,17 @@ def read_footer(source: str | os.PathLike[str] | IO[bytes]) -> Footer:
     >>> papq.write_table(pa.table({"x": [1.0, 2.0]}), buffer)
     >>> read_footer(io.BytesIO(buffer.getvalue())).columns[0].name
     'x'
+    >>> read_footer(pa.BufferReader(buffer.getvalue())).num_row_groups   # a pyarrow file
+    1
     >>> read_footer(io.BytesIO(b"PAR1" + bytes(20)))
     Traceback (most recent call last):
     ...
     nanstats.errors.ParquetFormatError: <file>: byte 20: does not end with the Parquet magic 'PAR1'
     """
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as f:
-            return _read(f, os.fspath(source))
+    if isinstance(source, (str, os.PathLike, Location)):
+        where = resolve(source, filesystem)
+        with remote_errors(where), where.open_reader() as f:
+            return _read(f, where.uri)
     return _read(source, str(getattr(source, "name", "<file>")))
 
 

@@ -15,12 +15,12 @@ footer and the page index only (data pages are never read).
 
 from __future__ import annotations
 
-import os
 import struct
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from nanstats.core.floats import FloatType
+from nanstats.lake.fs import Target, remote_errors, resolve
 from nanstats.metadata.convert import WrittenStatistics, written_statistics
 from nanstats.metadata.footer import Footer, read_footer
 from nanstats.metadata.page_index import PageIndex, PageIndexRegion
@@ -208,8 +208,15 @@ def _pages(ft: FloatType, index: PageIndex) -> tuple[PageReport, ...]:
     return tuple(out)
 
 
-def inspect(path: str | os.PathLike[str]) -> FileReport:
+def inspect(path: Target, *, filesystem: Any = None) -> FileReport:
     """Read the float statistics of a Parquet file: footer and page index only.
+
+    ``path`` is a local path or any URI of :func:`nanstats.lake.fs.resolve`
+    (``s3://bucket/lake/part-0.parquet``, ``gs://``, ``memory://``, ...),
+    or a path on ``filesystem`` (pyarrow.fs or fsspec).  A remote file is
+    read by ranges: the last 64 KiB (footer, and page index when it lies
+    there), the 4-byte magic at the start, and the page index when it lies
+    further up; never a data page.
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
@@ -217,8 +224,8 @@ def inspect(path: str | os.PathLike[str]) -> FileReport:
     >>> print(inspect(path).columns[0].row_groups[0].statistics.nan_count)
     None
     """
-    path = os.fspath(path)
-    with open(path, "rb") as f:
+    where = resolve(path, filesystem)
+    with remote_errors(where), where.open_reader() as f:
         footer: Footer = read_footer(f)
         region = PageIndexRegion(f, footer)
         columns = []
@@ -237,4 +244,4 @@ def inspect(path: str | os.PathLike[str]) -> FileReport:
                                         footer.column_order(leaf.index), tuple(chunks)))
     meta = footer.metadata
     created = None if meta.created_by is None else meta.created_by.decode("utf-8", "replace")
-    return FileReport(path, created, meta.num_rows or 0, footer.num_row_groups, tuple(columns))
+    return FileReport(where.uri, created, meta.num_rows or 0, footer.num_row_groups, tuple(columns))

@@ -19,10 +19,10 @@ filtered by an engine with those semantics.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import IO, Any
 
+from nanstats.lake.fs import Location, Target, remote_errors, resolve
 from nanstats.metadata.footer import Footer, LeafColumn, read_footer
 from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.pages import chunk_range
@@ -101,8 +101,18 @@ def _pages_to_read(footer: Footer, region: PageIndexRegion, g: int, leaf: LeafCo
                        index.compressed_sizes.tolist(), starts, ends, wanted)
 
 
-def selection_bytes(path: str | os.PathLike[str], selection: RowSelection,
-                    columns: list[str] | None = None) -> int:
+def _parquet_file(where: Location) -> Any:
+    """pyarrow's ParquetFile of a local or remote file (its schema, whole row groups)."""
+    import pyarrow.parquet as papq
+
+    with remote_errors(where):
+        if where.is_local:
+            return papq.ParquetFile(where.path)
+        return papq.ParquetFile(where.path, filesystem=where.filesystem)
+
+
+def selection_bytes(path: Target, selection: RowSelection,
+                    columns: list[str] | None = None, *, filesystem: Any = None) -> int:
     """Bytes of the file that :func:`read_selection` reads for a selection.
 
     >>> import numpy as np, pyarrow as pa, tempfile, os
@@ -115,14 +125,13 @@ def selection_bytes(path: str | os.PathLike[str], selection: RowSelection,
     >>> selection_bytes(path, some) * 5 < selection_bytes(path, everything)   # 1 page of 10
     True
     """
-    import pyarrow.parquet as papq
 
-    path = os.fspath(path)
-    footer = read_footer(path)
-    names = list(papq.ParquetFile(path).schema_arrow.names) if columns is None else columns
+    where = resolve(path, filesystem)
+    footer = read_footer(where)
+    names = list(_parquet_file(where).schema_arrow.names) if columns is None else columns
     leaves = {leaf.name: leaf for leaf in footer.columns}
     total = 0
-    with open(path, "rb") as f:
+    with remote_errors(where), where.open_reader() as f:
         region = PageIndexRegion(f, footer)
         for g in selection.row_groups:
             for name in names:
@@ -155,9 +164,16 @@ def _read_pages_of_column(f: IO[bytes], footer: Footer, region: PageIndexRegion,
         f.seek(plan.chunk_start)
         parts.append(f.read(plan.dictionary_length))
     dict_len = plan.dictionary_length
+    # Pages back to back are read together (one request each run on object stores).
+    runs: list[list[int]] = []
     for i in plan.wanted:
-        f.seek(plan.offsets[i])
-        parts.append(f.read(plan.sizes[i]))
+        if runs and runs[-1][1] == plan.offsets[i]:
+            runs[-1][1] += plan.sizes[i]
+        else:
+            runs.append([plan.offsets[i], plan.offsets[i] + plan.sizes[i]])
+    for lo, hi in runs:
+        f.seek(lo)
+        parts.append(f.read(hi - lo))
     starts, ends, wanted = plan.starts, plan.ends, plan.wanted
     body = b"".join(parts)
     values = sum(ends[i] - starts[i] for i in wanted)
@@ -183,8 +199,8 @@ def _read_pages_of_column(f: IO[bytes], footer: Footer, region: PageIndexRegion,
     return _column_rows(data, starts, ends, wanted, ranges)
 
 
-def read_selection(path: str | os.PathLike[str], selection: RowSelection,
-                   columns: list[str] | None = None) -> Any:
+def read_selection(path: Target, selection: RowSelection,
+                   columns: list[str] | None = None, *, filesystem: Any = None) -> Any:
     """The rows of a RowSelection, as one pyarrow Table (row groups in file order).
 
     Flat columns with an OffsetIndex are read page by page: only the pages
@@ -201,18 +217,17 @@ def read_selection(path: str | os.PathLike[str], selection: RowSelection,
     [20.0, 21.0, 22.0, 95.0, 96.0, 97.0, 98.0, 99.0]
     """
     import pyarrow as pa
-    import pyarrow.parquet as papq
 
-    path = os.fspath(path)
-    pf = papq.ParquetFile(path)
+    where = resolve(path, filesystem)
+    pf = _parquet_file(where)
     schema = pf.schema_arrow
     names = list(schema.names) if columns is None else list(columns)
     fields = [schema.field(n) for n in names]
-    footer = read_footer(path)
+    footer = read_footer(where)
     leaves = {leaf.name: leaf for leaf in footer.columns}
     groups = selection.row_groups
     parts: dict[int, Any] = {}
-    with open(path, "rb") as f:
+    with remote_errors(where), where.open_reader() as f:
         region = PageIndexRegion(f, footer)
         # Row groups where no column is read page by page are read by pyarrow
         # together, in one call (its threads decode them in parallel).
@@ -252,15 +267,17 @@ def read_selection(path: str | os.PathLike[str], selection: RowSelection,
     return pa.concat_tables(out)
 
 
-def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *,
+def read_table(path: Target, filter: Expr | str | None = None, *,
                semantics: str | EngineProfile = DEFAULT_SEMANTICS,
-               columns: list[str] | None = None) -> Any:
+               columns: list[str] | None = None, filesystem: Any = None) -> Any:
     """Read the rows of a Parquet file that satisfy ``filter`` under ``semantics``.
 
     Parameters
     ----------
-    path : str or os.PathLike
-        A Parquet file.
+    path : str, os.PathLike or Location
+        A Parquet file: a local path or any URI of
+        :func:`nanstats.lake.fs.resolve` (``s3://bucket/lake/part-0.parquet``);
+        a remote file is read by ranges (footer, page index, the pages kept).
     filter : Expr or str, optional
         A predicate (``nanstats.prune.expressions``) or its text
         (``"x > 1.5 and not is_nan(y)"``); None reads everything.
@@ -272,6 +289,8 @@ def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *
     columns : list of str, optional
         Top-level columns to return (all by default); the filter may read
         others.
+    filesystem : pyarrow.fs.FileSystem or fsspec filesystem, optional
+        The filesystem ``path`` is on (else it comes from the URI).
 
     Examples
     --------
@@ -287,16 +306,19 @@ def read_table(path: str | os.PathLike[str], filter: Expr | str | None = None, *
     import pyarrow.parquet as papq
 
     prof = profile(semantics)
+    where = resolve(path, filesystem)
     if filter is None:
-        return papq.read_table(os.fspath(path), columns=columns)
+        with remote_errors(where):
+            return papq.read_table(where.path, columns=columns,
+                                   filesystem=None if where.is_local else where.filesystem)
     pred = as_predicate(filter)
-    selection = pages(path, pred, semantics=prof)
+    selection = pages(where, pred, semantics=prof)
     needed = None
     if columns is not None:
         tops = {c.split(".")[0] for c in pred.columns()}
-        schema_names = papq.ParquetFile(os.fspath(path)).schema_arrow.names
+        schema_names = _parquet_file(where).schema_arrow.names
         needed = list(columns) + [c for c in schema_names if c in tops and c not in columns]
-    table = read_selection(path, selection, needed)
+    table = read_selection(where, selection, needed)
     if table.num_rows:
         table = table.filter(filter_mask(pred, table, prof))
     return table.select(columns) if columns is not None else table

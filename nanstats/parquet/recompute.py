@@ -31,6 +31,7 @@ from nanstats.core.inputs import from_arrow
 from nanstats.core.stats import ColumnStats
 from nanstats.core.table import StatsTable, merge_rows, page_starts_for, scan_chunks
 from nanstats.errors import ParquetFormatError, UnsupportedParquetError
+from nanstats.lake.fs import Location, remote_errors
 from nanstats.metadata.footer import Footer
 from nanstats.metadata.page_index import read_page_index
 from nanstats.metadata.pages import (
@@ -63,12 +64,14 @@ class ChunkStats:
         return ColumnStats.from_table(self.pages, i)
 
 
-def open_parquet_file(path: str, source: Any = None) -> Any:
+def open_parquet_file(path: str | Location, source: Any = None) -> Any:
     """``pyarrow.parquet.ParquetFile(path)``; pyarrow's errors become ParquetFormatError.
 
-    ``source``, when given, is an open pyarrow file of ``path`` (a memory
-    map, say) that pyarrow reads instead; ``path`` then only names the file
-    in errors.
+    ``path`` is a local path or a :class:`~nanstats.lake.fs.Location` (a
+    remote file is read through its filesystem, by ranges, and closed with
+    the ParquetFile).  ``source``, when given, is an open pyarrow file of
+    ``path`` (a memory map, say) that pyarrow reads instead; ``path`` then
+    only names the file in errors.
 
     pyarrow parses the footer again on its own; what it refuses (a name that is
     not UTF-8, a schema it cannot map) is a corrupt file to nanstats.
@@ -81,13 +84,22 @@ def open_parquet_file(path: str, source: Any = None) -> Any:
     import pyarrow as pa
     import pyarrow.parquet as papq
 
+    where = path if isinstance(path, Location) else None
+    name = path.uri if isinstance(path, Location) else path
     try:
-        return papq.ParquetFile(path if source is None else source)
+        if source is not None:
+            return papq.ParquetFile(source)
+        if where is None or where.is_local:
+            return papq.ParquetFile(where.path if where is not None else path)
+        with remote_errors(where):
+            return papq.ParquetFile(where.path, filesystem=where.filesystem)
     except FileNotFoundError:
         raise
     except (pa.ArrowException, OSError, ValueError) as exc:
+        if where is not None and not where.is_local and isinstance(exc, OSError):
+            raise  # the store's trouble (remote_errors named the URI), not the file's
         raise ParquetFormatError(f"pyarrow cannot open the file ({type(exc).__name__}: {exc})",
-                                 path=path) from None
+                                 path=name) from None
 
 
 def _read_row_group(parquet_file: Any, footer: Footer, row_group: int, names: list[str]) -> Any:

@@ -99,6 +99,7 @@ from nanstats.core.rules import (
     order_keys,
 )
 from nanstats.core.stats import ColumnStats
+from nanstats.lake.fs import Target, remote_errors, resolve
 from nanstats.metadata.convert import WrittenStatistics, written_statistics
 from nanstats.metadata.footer import (
     ColumnOrderKind,
@@ -108,7 +109,13 @@ from nanstats.metadata.footer import (
     refuse_encrypted,
 )
 from nanstats.metadata.page_index import PageIndex, PageIndexRegion
-from nanstats.metadata.pages import Page, check_offset_index_pages, read_pages
+from nanstats.metadata.pages import (
+    Page,
+    check_offset_index_pages,
+    chunk_range,
+    pages_from_bytes,
+    read_pages,
+)
 from nanstats.metadata.thrift import pq
 from nanstats.parquet.recompute import (
     ChunkStats,
@@ -338,11 +345,15 @@ class _Report:
                                     engines, (_json(found), _json(expected))))
 
 
-def verify(path: str | os.PathLike[str]) -> list[Violation]:
+def verify(path: Target, *, filesystem: Any = None) -> list[Violation]:
     """Every float statistic of ``path`` that is wrong or breaks the rules, in file order.
 
     An empty list means the file is clean.  See the module docs for what is
-    and is not a violation, and the module example.
+    and is not a violation, and the module example.  ``path`` is a local
+    path or any URI of :func:`nanstats.lake.fs.resolve`, or a path on
+    ``filesystem``; a remote file is read by ranges: the footer and page
+    index (as :func:`~nanstats.parquet.inspection.inspect`), then the float
+    column chunks (other columns are never read).
 
     >>> import pyarrow as pa, tempfile, os
     >>> from nanstats.parquet.writing import write_table
@@ -351,29 +362,39 @@ def verify(path: str | os.PathLike[str]) -> list[Violation]:
     >>> verify(path)
     []
     """
-
-    path = os.fspath(path)
-    with open(path, "rb") as f:
+    where = resolve(path, filesystem)
+    with remote_errors(where), where.open_reader() as f:
         footer = read_footer(f)
         leaves = [c for c in footer.float_columns if c.max_repetition_level == 0]
         if not leaves:
             return []
         refuse_encrypted(footer, "nanstats cannot decode its pages")
         region = PageIndexRegion(f, footer)
-        with open_parquet_file(path) as parquet_file:
+        with open_parquet_file(where) as parquet_file:
             found: list[Violation] = []
             for g in range(footer.num_row_groups):
-                found += _verify_row_group(f, parquet_file, footer, region, g, leaves)
+                found += _verify_row_group(f, parquet_file, footer, region, g, leaves,
+                                           not where.is_local)
     return found
+
+
+def _chunk_pages(f: IO[bytes], footer: Footer, g: int, leaf: int, remote: bool) -> list[Page]:
+    """The page headers of a chunk: read one by one from a local file, from the
+    chunk's bytes fetched in one request from a remote one."""
+    if not remote:
+        return read_pages(f, footer, g, leaf)
+    start, length = chunk_range(footer, g, leaf)
+    f.seek(start)
+    return pages_from_bytes(f.read(length), start, footer, g, leaf)
 
 
 def _verify_row_group(f: IO[bytes], parquet_file: Any, footer: Footer,
                       region: PageIndexRegion, g: int,
-                      leaves: list[LeafColumn]) -> list[Violation]:
+                      leaves: list[LeafColumn], remote: bool = False) -> list[Violation]:
 
     headers = {}
     for leaf in leaves:
-        pages = read_pages(f, footer, g, leaf.index)
+        pages = _chunk_pages(f, footer, g, leaf.index, remote)
         ci, oi = region.read_page_index(footer, g, leaf.index)
         check_offset_index_pages(pages, oi, footer, g, leaf.index)
         headers[leaf.index] = (pages, oi, PageIndex.from_thrift(ci, oi))
@@ -617,12 +638,13 @@ def _check_column_index(report: _Report, ft: FloatType, order: ColumnOrderKind,
                    boundary_order(lo, hi) if len(lo) else "UNORDERED")
 
 
-def verify_files(paths: list[str]) -> Iterator[tuple[str, list[Violation] | None,
-                                                     Exception | None]]:
+def verify_files(paths: list[str], *, filesystem: Any = None
+                 ) -> Iterator[tuple[str, list[Violation] | None, Exception | None]]:
     """(path, violations, None) or (path, None, error) for each file, in order.
 
     Errors are the ones :func:`verify` raises for unusable input
-    (NanstatsError, OSError); others propagate.
+    (NanstatsError, OSError); others propagate.  Paths and URIs as for
+    :func:`verify` (``filesystem=`` for all of them).
 
     >>> [(p, v, type(e).__name__) for p, v, e in verify_files(["/no/such.parquet"])]
     [('/no/such.parquet', None, 'FileNotFoundError')]
@@ -631,7 +653,7 @@ def verify_files(paths: list[str]) -> Iterator[tuple[str, list[Violation] | None
 
     for p in paths:
         try:
-            yield p, verify(p), None
+            yield p, verify(p, filesystem=filesystem), None
         except (NanstatsError, OSError) as exc:
             yield p, None, exc
 

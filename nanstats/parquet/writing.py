@@ -21,13 +21,15 @@ import tempfile
 from typing import Any
 
 from nanstats.core.rules import ColumnOrderName, TypeOrderPolicy, check_order
+from nanstats.lake.fs import Target, resolve
 from nanstats.parquet.string_stats import check_truncate
 from nanstats.parquet.upgrading import UpgradeReport, upgrade
 
 
-def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName = "ieee754",
+def write_table(table: Any, path: Target, order: ColumnOrderName = "ieee754",
                 *, policy: TypeOrderPolicy = "safe", progress: Any = None,
-                truncate: int | None = None, **pyarrow_options: Any) -> UpgradeReport:
+                truncate: int | None = None, filesystem: Any = None,
+                **pyarrow_options: Any) -> UpgradeReport:
     """Write ``table`` (a ``pyarrow.Table``) to ``path`` with nanstats' float statistics.
 
     ``pyarrow_options`` go to ``pyarrow.parquet.write_table``
@@ -35,7 +37,10 @@ def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName
     index).  ``order``, ``policy`` and ``truncate`` (string bounds of at
     most that many bytes) are as for :func:`~nanstats.parquet.upgrading.upgrade`.  Returns its UpgradeReport
     (whose ``src`` names the temporary pyarrow file, removed on return).
-    See the module example.
+    ``path`` may be a URI of any filesystem (or a path on ``filesystem=``):
+    the file is then written locally and uploaded so that it appears only
+    complete (:mod:`nanstats.parquet.upgrading.remote`).  See the module
+    example.
 
     >>> import pyarrow as pa, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
@@ -50,15 +55,16 @@ def write_table(table: Any, path: str | os.PathLike[str], order: ColumnOrderName
         check_truncate(truncate)
     if not isinstance(table, pa.Table):
         raise TypeError(f"table must be a pyarrow.Table, not {type(table).__name__}")
-    path = os.fspath(path)
+    where = resolve(path, filesystem)
     pyarrow_options.setdefault("write_page_index", True)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
-                               suffix=".pyarrow-tmp")
+    # Beside a local destination; in the temporary folder for a remote one.
+    directory = os.path.dirname(os.path.abspath(where.path)) if where.is_local else None
+    name = os.path.basename(where.path.rstrip("/"))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".pyarrow-tmp")
     os.close(fd)
     try:
         papq.write_table(table, tmp, **pyarrow_options)
-        return upgrade(tmp, path, order, policy=policy, progress=progress, truncate=truncate)
+        return upgrade(tmp, where, order, policy=policy, progress=progress, truncate=truncate)
     finally:
         try:
             os.unlink(tmp)

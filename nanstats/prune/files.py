@@ -1,7 +1,9 @@
 """Which row groups and pages of a Parquet file a predicate may skip.
 
 Row groups are judged by their footer statistics; pages by the ColumnIndex
-and OffsetIndex of every column the predicate reads, through the engine of
+and OffsetIndex of every column the predicate reads (a file is a local path,
+any URI of :func:`nanstats.lake.fs.resolve`, or a path on ``filesystem=``;
+a remote one is read by ranges, footer and page index only), through the engine of
 :mod:`nanstats.prune.planner` (segments of rows, loose binary page search) over
 a :class:`~nanstats.prune.parquet_source.FileSource`.
 
@@ -28,8 +30,9 @@ a :class:`~nanstats.prune.parquet_source.FileSource`.
 
 from __future__ import annotations
 
-import os
+from typing import Any
 
+from nanstats.lake.fs import Target
 from nanstats.prune.abstract import may_match
 from nanstats.prune.binding import bind
 from nanstats.prune.expressions import Expr
@@ -46,8 +49,9 @@ def _bound(src: FileSource, pred: Expr, prof: EngineProfile) -> Expr:
     return bind(pred, src.float_widths(), prof)
 
 
-def row_groups(path: str | os.PathLike[str], predicate: Expr | str, *,
-               semantics: str | EngineProfile = DEFAULT_SEMANTICS) -> list[int]:
+def row_groups(path: Target, predicate: Expr | str, *,
+               semantics: str | EngineProfile = DEFAULT_SEMANTICS,
+               filesystem: Any = None) -> list[int]:
     """The row groups of a file that may hold a row the predicate accepts.
 
     Judged from the footer statistics only, read under each column's order
@@ -63,23 +67,24 @@ def row_groups(path: str | os.PathLike[str], predicate: Expr | str, *,
     """
     pred = as_predicate(predicate)
     prof = profile(semantics)
-    src = FileSource(path, pred.columns())
+    src = FileSource(path, pred.columns(), filesystem=filesystem)
     names = sorted(pred.columns())
     pred = _bound(src, pred, prof)
     return [g for g in range(src.num_row_groups)
             if may_match(pred, src.chunk_env(g, names), prof)]
 
 
-def _plan(path: str | os.PathLike[str], predicate: Expr | str,
-          semantics: str | EngineProfile, detail: bool) -> PruneReport:
+def _plan(path: Target, predicate: Expr | str, semantics: str | EngineProfile, detail: bool,
+          filesystem: Any = None) -> PruneReport:
     pred = as_predicate(predicate)
     prof = profile(semantics)
-    src = FileSource(path, pred.columns())
+    src = FileSource(path, pred.columns(), filesystem=filesystem)
     return plan(src, _bound(src, pred, prof), prof, detail=detail, name=src.path)
 
 
-def pages(path: str | os.PathLike[str], predicate: Expr | str, *,
-          semantics: str | EngineProfile = DEFAULT_SEMANTICS) -> RowSelection:
+def pages(path: Target, predicate: Expr | str, *,
+          semantics: str | EngineProfile = DEFAULT_SEMANTICS,
+          filesystem: Any = None) -> RowSelection:
     """The rows of a file (as row ranges per row group) that may satisfy the predicate.
 
     Uses the footer statistics, then every ColumnIndex/OffsetIndex of the
@@ -94,11 +99,12 @@ def pages(path: str | os.PathLike[str], predicate: Expr | str, *,
     >>> pages(path, "x >= 55 and x < 72").ranges   # pages of 10 rows
     {1: ((0, 30),)}
     """
-    return _plan(path, predicate, semantics, detail=False).selection
+    return _plan(path, predicate, semantics, False, filesystem).selection
 
 
-def explain(path: str | os.PathLike[str], predicate: Expr | str, *,
-            semantics: str | EngineProfile = DEFAULT_SEMANTICS) -> PruneReport:
+def explain(path: Target, predicate: Expr | str, *,
+            semantics: str | EngineProfile = DEFAULT_SEMANTICS,
+            filesystem: Any = None) -> PruneReport:
     """Why each row group and segment of pages was kept or skipped, with search steps.
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
@@ -112,4 +118,4 @@ def explain(path: str | os.PathLike[str], predicate: Expr | str, *,
     >>> explain(path, "x >= 3").row_groups[0].kept   # NaN may be present, and is above 3
     True
     """
-    return _plan(path, predicate, semantics, detail=True)
+    return _plan(path, predicate, semantics, True, filesystem)

@@ -10,14 +10,15 @@ ColumnIndex/OffsetIndex) and hands the planner
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from nanstats.core.abstraction import ColumnAbstract, ValueKind
 from nanstats.core.floats import float_key
 from nanstats.core.reading_rules import from_float_bounds, from_value_bounds
+from nanstats.lake.fs import RemoteFile, Target, remote_errors, resolve
 from nanstats.metadata.footer import ColumnOrderKind, Footer, LeafColumn, read_footer
 from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.thrift import pq
@@ -126,11 +127,21 @@ def page_abstracts(footer: Footer, leaf: LeafColumn, index: PageIndex,
     return out
 
 
+def _page_index_start(footer: Footer) -> int:
+    """Where the first page index range of the file starts (the file's size: none)."""
+    starts = [o for rg in footer.row_groups for c in rg.columns or ()
+              for o in (c.column_index_offset, c.offset_index_offset) if o is not None]
+    return min(starts, default=footer.file_size)
+
+
 class FileSource:
     """A Parquet file's footer statistics and page indexes, for the pruning engine.
 
     Only the footer is read on construction; page indexes are read (all at
-    once) the first time a page is asked for.
+    once) the first time a page is asked for.  ``path`` is a local path or
+    any URI of :func:`nanstats.lake.fs.resolve`, or a path on
+    ``filesystem``; remote files are read by ranges, footer and page index
+    only.
 
     >>> import numpy as np, pyarrow as pa, tempfile, os
     >>> from nanstats.parquet.writing import write_table
@@ -144,15 +155,20 @@ class FileSource:
     (5, 'ASCENDING')
     """
 
-    def __init__(self, path: str | os.PathLike[str], names: set[str] | None = None) -> None:
-        self.path = os.fspath(path)
-        self.footer: Footer = read_footer(self.path)
+    def __init__(self, path: Target, names: set[str] | None = None, *,
+                 filesystem: Any = None) -> None:
+        self.location = resolve(path, filesystem)
+        self.path = self.location.uri
+        self._region: PageIndexRegion | None = None
+        with remote_errors(self.location), self.location.open_reader() as f:
+            self.footer: Footer = read_footer(f)
+            if isinstance(f, RemoteFile) and f.is_cached(_page_index_start(self.footer)):
+                self._region = PageIndexRegion(f, self.footer)  # read already: keep it
         self.by_name = {leaf.name: leaf for leaf in self.footer.columns}
         missing = sorted((names or set()) - set(self.by_name))
         if missing:
             raise KeyError(f"{self.path}: no column {', '.join(map(repr, missing))} "
                            f"(columns: {', '.join(self.by_name)})")
-        self._region: PageIndexRegion | None = None
 
     def float_widths(self) -> dict[str, int]:
         """Width in bits of each float column, by name (for literal typing)."""
@@ -168,7 +184,7 @@ class FileSource:
 
     def region(self) -> PageIndexRegion:
         if self._region is None:
-            with open(self.path, "rb") as f:
+            with remote_errors(self.location), self.location.open_reader() as f:
                 self._region = PageIndexRegion(f, self.footer)
         return self._region
 

@@ -110,3 +110,109 @@ def test_cli_folder_upgrade_goes_past_a_dangling_link(tmp_path):
     for name in ("a.parquet", os.path.join("d=1", "b.parquet"),
                  os.path.join("secret", "c.parquet")):
         assert (out / name).exists()
+
+
+# ---------------------------------------------------------------------------
+# The listing rules (issue 15 item 2), locally, on the S3 test server and on
+# fsspec's memory filesystem: the same files found everywhere.
+
+def _data() -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    papq.write_table(pa.table({"x": [1.0]}), buffer)
+    return buffer.getvalue()
+
+
+#: Relative name -> listed?  Spark's and Hive's own names, bookkeeping at any depth.
+RULES = {
+    "day=1/a.parquet": True,
+    "day=1/b.PARQUET": True,            # any case
+    "day=2/part-00000": True,           # Spark/Hive without extension: the magic says
+    "day=2/000000_0": True,
+    "day=2/notes.txt": False,           # not Parquet
+    "day=2/empty": False,
+    "_c=1/c.parquet": True,             # a Hive partition named with '_'
+    "_SUCCESS": False,
+    "_delta_log/00000000000000000000.json": False,
+    "_delta_log/00000000000000000010.checkpoint.parquet": False,
+    "day=1/_spark_metadata/0": False,
+    "day=1/_temporary/0/part-1.parquet": False,
+    ".hidden/x.parquet": False,
+    "day=1/.a.parquet.crc": False,
+    "day=1/a.parquet.crc": False,
+    "day=1/c.parquet._COPYING_": False,
+}
+
+
+def _bytes_for(name: str) -> bytes:
+    if name.endswith(("notes.txt",)):
+        return b"not parquet at all"
+    if name.endswith("empty"):
+        return b""
+    return _data()
+
+
+def _expected(prefix: str) -> list[str]:
+    return sorted(prefix + name for name, listed in RULES.items() if listed)
+
+
+def test_listing_rules_locally(tmp_path):
+    lake = tmp_path / "lake"
+    for name in RULES:
+        (lake / name).parent.mkdir(parents=True, exist_ok=True)
+        (lake / name).write_bytes(_bytes_for(name))
+    os.mkfifo(lake / "day=2" / "part-00001")  # never opened for its magic
+    assert list_parquet_files(str(lake)) == _expected(str(lake) + "/")
+    assert list_parquet_files("file://" + str(lake)) == _expected(str(lake) + "/")
+    assert list_parquet_files(str(lake / "day=*" / "*.parquet")) == [str(lake / "day=1/a.parquet")]
+    assert list_parquet_files(str(lake / "**" / "*.parquet")) == \
+        [str(lake / "_c=1/c.parquet"), str(lake / "day=1/a.parquet")]
+    assert list_parquet_files(str(lake / "day=[2]")) == \
+        [str(lake / "day=2/000000_0"), str(lake / "day=2/part-00000")]
+    assert list_parquet_files(str(lake / "nothing*")) == []
+    literal = lake / "x[1].parquet"
+    literal.write_bytes(_data())
+    assert list_parquet_files(str(literal)) == [str(literal)]
+
+
+def test_listing_rules_on_s3_return_uris(s3):
+    client = s3.client()
+    for name in RULES:
+        client.put_object(Bucket=s3.bucket, Key=f"lake/{name}", Body=_bytes_for(name))
+    client.put_object(Bucket=s3.bucket, Key="other/z.parquet", Body=_data())
+    for scheme in ("s3", "s3a"):
+        root = f"{scheme}://{s3.bucket}/lake"
+        assert list_parquet_files(root) == _expected(root + "/")
+        assert list_parquet_files(root + "/") == _expected(root + "/")
+    root = f"s3://{s3.bucket}/lake"
+    assert list_parquet_files(f"{root}/day=*/*.parquet") == [f"{root}/day=1/a.parquet"]
+    assert list_parquet_files(f"{root}/day=2") == [f"{root}/day=2/000000_0",
+                                                   f"{root}/day=2/part-00000"]
+    assert list_parquet_files(f"s3://{s3.bucket}/**/*.parquet") == [
+        f"{root}/_c=1/c.parquet", f"{root}/day=1/a.parquet", f"s3://{s3.bucket}/other/z.parquet"]
+    assert list_parquet_files([f"{root}/day=1/a.parquet", f"{root}/day=1"]) == \
+        [f"{root}/day=1/a.parquet", f"{root}/day=1/b.PARQUET"]  # each file once
+    with pytest.raises(FileNotFoundError, match=f"s3://{s3.bucket}/nope"):
+        list_lake(f"s3://{s3.bucket}/nope")
+    # With filesystem=: paths on that filesystem, to hand back with it.
+    from nanstats.lake.fs import resolve
+
+    fs = resolve(root).filesystem
+    assert list_parquet_files(f"{s3.bucket}/lake/day=1", filesystem=fs) == \
+        [f"{s3.bucket}/lake/day=1/a.parquet", f"{s3.bucket}/lake/day=1/b.PARQUET"]
+    # What is listed opens: inspect every file by the name the listing gave.
+    from nanstats.parquet import inspect
+
+    assert [inspect(f).num_rows for f in list_parquet_files(root)] == [1] * len(_expected(""))
+
+
+def test_listing_on_fsspec_memory():
+    import fsspec
+
+    memory = fsspec.filesystem("memory")
+    for name in RULES:
+        memory.pipe(f"/listing-test/{name}", _bytes_for(name))
+    assert list_parquet_files("memory://listing-test") == _expected("memory://listing-test/")
+    assert list_parquet_files("/listing-test/day=1", filesystem=memory) == \
+        ["/listing-test/day=1/a.parquet", "/listing-test/day=1/b.PARQUET"]

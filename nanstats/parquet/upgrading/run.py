@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from nanstats.core.rules import ColumnOrderName, TypeOrderPolicy, check_order
+from nanstats.lake.fs import Target, resolve
 from nanstats.metadata.convert import column_orders
 from nanstats.metadata.footer import MAGIC, Footer, read_footer, refuse_encrypted
 from nanstats.metadata.pages import chunk_range
@@ -63,6 +64,7 @@ from nanstats.parquet.upgrading.plan import (
     refuse_external_chunks,
     string_statistics,
 )
+from nanstats.parquet.upgrading.remote import upgrade_staged
 from nanstats.parquet.upgrading.report import ColumnTotals, UpgradeReport
 from nanstats.parquet.upgrading.source_guard import SourceGuard
 from nanstats.parquet.upgrading.writer import (
@@ -93,10 +95,10 @@ def _progress_callback(progress: Any, total: int) -> ProgressCallback | None:
                     f"{type(progress).__name__}")
 
 
-def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
+def upgrade(src: Target, dst: Target,
             order: ColumnOrderName = "ieee754", *, policy: TypeOrderPolicy = "safe",
             progress: Any = None, truncate: int | None = None,
-            memory_map: bool = True) -> UpgradeReport:
+            memory_map: bool = True, filesystem: Any = None) -> UpgradeReport:
     """Write ``dst``: the data of ``src`` with correct float statistics under ``order``.
 
     ``order='ieee754'`` sets the IEEE_754_TOTAL_ORDER column order of every
@@ -143,6 +145,12 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     ``NANSTATS_PORTABLE_IO=1`` forces every stand-in (see
     ``nanstats.parquet.upgrading.io_calls``).
 
+    ``src`` and ``dst`` are local paths or URIs of any filesystem
+    (:func:`nanstats.lake.fs.resolve`; with ``filesystem=``, paths on it);
+    when either is remote, the upgrade is staged through local temporary
+    files and the result uploaded so that ``dst`` appears only complete
+    (:mod:`nanstats.parquet.upgrading.remote`).
+
     Raises UnsupportedParquetError for encrypted files, ParquetFormatError
     for corrupt ones, SourceChangedError for a source changed during the
     run, ValueError when ``src`` and ``dst`` are the same file.
@@ -160,7 +168,12 @@ def upgrade(src: str | os.PathLike[str], dst: str | os.PathLike[str],
     check_order(order, policy)
     if truncate is not None:
         truncate = check_truncate(truncate)
-    src, dst = os.fspath(src), os.fspath(dst)
+    src_at, dst_at = resolve(src, filesystem), resolve(dst, filesystem)
+    if not (src_at.is_local and dst_at.is_local):
+        return upgrade_staged(src_at, dst_at, lambda s, d: upgrade(
+            s, d, order, policy=policy, progress=progress, truncate=truncate,
+            memory_map=memory_map))
+    src, dst = src_at.path, dst_at.path
     if same_file(src, dst):
         raise ValueError(f"upgrade writes a new file: src and dst are the same file ({src!r})")
     # Temporaries of killed earlier upgrades into this folder (where the
