@@ -214,9 +214,10 @@ def test_a_failed_upload_leaves_no_object_and_no_temporary_key(s3, tmp_path, mon
 
 def test_cli_verify_upgrade_inspect_prune_on_s3(s3, tmp_path, capsys):
     legacy = _legacy(tmp_path / "legacy.parquet")
+    # (a _delta_log/ would make the folder a Delta table: tests/lake/test_tables.py)
     for key in ("lake/day=1/part-00000.parquet", "lake/day=2/part-00000", "lake/_SUCCESS",
-                "lake/_delta_log/00000.json"):
-        _put(s3, key, legacy if "part" in key else b"{}")
+                "lake/_spark_metadata/0", "lake/day=1/.part-00000.parquet.crc"):
+        _put(s3, key, legacy if "part" in key and not key.endswith(".crc") else b"{}")
     lake = f"s3://{s3.bucket}/lake"
     assert main(["verify", lake, "--json", "--fail-on", "warning"]) == 1  # legacy: findings
     doc = json.loads(capsys.readouterr().out)
