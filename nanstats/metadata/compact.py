@@ -157,17 +157,23 @@ class Reader:
 
     ``fast(cls, pos)`` may decode a whole structure at once (the C codec):
     it returns the structure and where it ends only when nothing of it was
-    lost, else None.  ``counted(pos)`` is called for each structure built
-    here, with the position reached (to bound what a decode builds).
+    lost, else None; ``fast_list(arg, fid, header, pos)`` the same for a
+    declared list (thriftpy2's element spec ``arg``) whose field header at
+    ``header`` reads as field ``fid`` on its own, its value at ``pos``.
+    ``counted(pos)`` is called for each structure built here, with the
+    position reached (to bound what a decode builds).
     """
 
     def __init__(self, data: bytes, pos: int = 0, *,
                  fast: Callable[[type, int], tuple[Any, int] | None] | None = None,
+                 fast_list: Callable[[Any, int, int, int], tuple[list[Any], int] | None]
+                 | None = None,
                  counted: Callable[[int], None] | None = None) -> None:
         self.data = data
         self.pos = pos
         self.end = len(data)
         self.fast = fast
+        self.fast_list = fast_list
         self.counted = counted
 
     # -- primitives
@@ -257,6 +263,11 @@ class Reader:
             start = self.pos
             if field is not None and (field.wire == wire or
                                       (field.wire == _TRUE and wire == _FALSE)):
+                if wire == _LIST and self.fast_list is not None:
+                    got = self.fast_list(field.arg, delta or fid, at, start)
+                    if got is not None:
+                        values[field.name], self.pos = got
+                        continue
                 try:
                     value = self._value(field.ttype, field.arg, wire, depth)
                 except _Mismatch:
@@ -322,6 +333,13 @@ class Reader:
                 raise WireError("a list of wire type 0", self.pos)
             if elem in (_TRUE, _FALSE) or elem in _FIXED:
                 self._take(n * _FIXED.get(elem, 1))
+            elif elem == _STRUCT:
+                data, end = self.data, self.end
+                for _ in range(n):
+                    if self.pos < end and data[self.pos] == 0:  # an empty struct
+                        self.pos += 1
+                    else:
+                        self._skip(_STRUCT, depth + 1)
             else:
                 for _ in range(n):
                     self._skip(elem, depth + 1)

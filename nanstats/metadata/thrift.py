@@ -162,6 +162,40 @@ def _spec(cls: type) -> tuple[Any, ...]:
     return spec
 
 
+class _Holder:
+    """A structure of one field, ``v``: how the C codec reads a list on its own."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: Any = None) -> None:
+        self.v = v
+
+
+#: Lists read whole by the C codec when their field header reads as a field
+#: id up to this (a short header always does).
+_HOLDER_FIDS = 64
+_holders: dict[tuple[Any, int], list[Any]] = {}
+
+
+def _holder_args(arg: Any, fid: int) -> list[Any]:
+    """The C codec's argument for a _Holder whose field ``fid`` is a list of ``arg``."""
+    key = (arg, fid)
+    args = _holders.get(key)
+    if args is None:
+        spec: list[Any] = [None] * (fid + 1)
+        spec[fid] = (fid, _LIST, "v", _type_args(_LIST, arg), None)
+        args = _holders[key] = [_Holder, tuple(spec)]
+    return args
+
+
+def _header_length(fid: int) -> int:
+    """Bytes of the header the C codec writes for field ``fid``, the first of a structure."""
+    if fid <= 15:
+        return 1
+    zigzag = fid << 1
+    return 1 + (1 if zigzag < 0x80 else 2 if zigzag < 0x4000 else 3)
+
+
 class _Wire:
     """A buffer to decode structures from: the C codec where it loses nothing.
 
@@ -201,8 +235,38 @@ class _Wire:
             end = stream.tell()
             again = _fastbinary.encode_compact(obj, args)
             if len(again) == end - pos and self.data.startswith(again, pos):
+                budget.count(end)  # the structures inside it are counted as built
                 return obj, end
         budget.built, budget.next_check = built, next_check  # not kept: not counted
+        return None
+
+    def fast_list(self, arg: Any, fid: int, header: int, pos: int) -> tuple[list[Any], int] | None:
+        """A declared list at ``pos`` (its field header at ``header``, read alone as
+        field ``fid``) and its end, if the C codec decodes it whole.
+
+        The C codec decodes structures only: it reads one whose field ``fid``
+        is the list, from the field header on (then passes over the rest of
+        the enclosing structure), and the list is kept when encoding it again
+        gives back the bytes read.
+        """
+        if not 0 < fid <= _HOLDER_FIDS:
+            return None
+        args = _holder_args(arg, fid)
+        budget = self.budget
+        built, next_check = budget.built, budget.next_check
+        self.stream.seek(header)
+        try:
+            value = _fastbinary.decode_compact(None, self.prot, args).v
+        except _TooManyStructs:
+            raise
+        except Exception:  # noqa: BLE001 - read element by element instead
+            value = None
+        if value is not None:
+            again = _fastbinary.encode_compact(_Holder(v=value), args)
+            body = again[_header_length(fid):-1]
+            if self.data.startswith(body, pos):
+                return value, pos + len(body)
+        budget.built, budget.next_check = built, next_check
         return None
 
     def decode(self, cls: type[T], pos: int, name: str, path: object, base: int) -> tuple[T, int]:
@@ -215,8 +279,10 @@ class _Wire:
                 got = self.fast(cls, pos)
                 if got is not None:
                     return got
+            c = _fastbinary is not None
             reader = compact.Reader(self.data, pos, counted=budget.count,
-                                    fast=self.fast if _fastbinary is not None else None)
+                                    fast=self.fast if c else None,
+                                    fast_list=self.fast_list if c else None)
             obj = reader.struct(cls, fast=False)
             return obj, reader.pos
         except _TooManyStructs as exc:
