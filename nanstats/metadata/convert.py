@@ -175,7 +175,7 @@ def copy_level_histograms(out: pq.ColumnIndex, like: pq.ColumnIndex | None) -> N
     """Copy what ``like`` (the old ColumnIndex) holds besides bounds and counts into ``out``.
 
     That is its level histograms and any field the IDL does not know
-    (:func:`~nanstats.metadata.compact.unknown_fields`), only when the page
+    (``metadata.compact.unknown_fields``), only when the page
     count is unchanged: the pages are the same, so they still describe them.
 
     >>> old = pq.ColumnIndex(null_pages=[False], definition_level_histograms=[0, 3])
