@@ -265,7 +265,7 @@ class Reader:
                                       (field.wire == _TRUE and wire == _FALSE)):
                 if wire == _LIST and self.fast_list is not None:
                     got = self.fast_list(field.arg, delta or fid, at, start)
-                    if got is not None:
+                    if got is not None:  # the C codec's: nothing unknown inside
                         values[field.name], self.pos = got
                         continue
                 try:
@@ -274,7 +274,8 @@ class Reader:
                     self.pos = start
                 else:
                     values[field.name] = value
-                    below = below or _holds_unknown(value, field)
+                    below = below or (field.wire in (_STRUCT, _LIST) and
+                                      _holds_unknown(value, field))
                     continue
             self._skip(wire, depth, in_field=True)
             unknown.append((fid, wire, self.data[start:self.pos]))

@@ -196,6 +196,11 @@ def _header_length(fid: int) -> int:
     return 1 + (1 if zigzag < 0x80 else 2 if zigzag < 0x4000 else 3)
 
 
+#: Failed tries of the C codec on one kind of structure after which a buffer
+#: reads that kind in Python only (unless the C codec read one whole).
+_GIVE_UP = 8
+
+
 class _Wire:
     """A buffer to decode structures from: the C codec where it loses nothing.
 
@@ -210,6 +215,8 @@ class _Wire:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.budget = _Budget(None, 0)
+        self.misses: dict[Any, int] = {}
+        self.hits: set[Any] = set()
         if _fastbinary is not None:
             limit = max(len(data), 1)
             buf = _FastBuffer(data)
@@ -218,8 +225,22 @@ class _Wire:
             self.prot = _FastProtocol(buf, string_length_limit=limit,
                                       container_length_limit=limit)
 
+    def _worth_trying(self, key: Any) -> bool:
+        """False once the C codec lost something of ``key`` (a class, a list's
+        element spec) :data:`_GIVE_UP` times and never read one whole: a
+        writer that adds a field to a structure adds it to every one."""
+        return self.misses.get(key, 0) < _GIVE_UP or key in self.hits
+
+    def _scored(self, key: Any, hit: bool) -> None:
+        if hit:
+            self.hits.add(key)
+        else:
+            self.misses[key] = self.misses.get(key, 0) + 1
+
     def fast(self, cls: type, pos: int) -> tuple[Any, int] | None:
         """The structure at ``pos`` and its end, if the C codec decodes it whole."""
+        if not self._worth_trying(cls):
+            return None
         budget = self.budget
         built, next_check = budget.built, budget.next_check
         args = _args(cls)
@@ -236,8 +257,10 @@ class _Wire:
             again = _fastbinary.encode_compact(obj, args)
             if len(again) == end - pos and self.data.startswith(again, pos):
                 budget.count(end)  # the structures inside it are counted as built
+                self._scored(cls, True)
                 return obj, end
         budget.built, budget.next_check = built, next_check  # not kept: not counted
+        self._scored(cls, False)
         return None
 
     def fast_list(self, arg: Any, fid: int, header: int, pos: int) -> tuple[list[Any], int] | None:
@@ -249,7 +272,7 @@ class _Wire:
         the enclosing structure), and the list is kept when encoding it again
         gives back the bytes read.
         """
-        if not 0 < fid <= _HOLDER_FIDS:
+        if not 0 < fid <= _HOLDER_FIDS or not self._worth_trying(arg):
             return None
         args = _holder_args(arg, fid)
         budget = self.budget
@@ -265,8 +288,10 @@ class _Wire:
             again = _fastbinary.encode_compact(_Holder(v=value), args)
             body = again[_header_length(fid):-1]
             if self.data.startswith(body, pos):
+                self._scored(arg, True)
                 return value, pos + len(body)
         budget.built, budget.next_check = built, next_check
+        self._scored(arg, False)
         return None
 
     def decode(self, cls: type[T], pos: int, name: str, path: object, base: int) -> tuple[T, int]:
