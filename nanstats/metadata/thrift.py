@@ -237,10 +237,8 @@ class _Wire:
         else:
             self.misses[key] = self.misses.get(key, 0) + 1
 
-    def fast(self, cls: type, pos: int) -> tuple[Any, int] | None:
+    def _whole(self, cls: type, pos: int) -> tuple[Any, int] | None:
         """The structure at ``pos`` and its end, if the C codec decodes it whole."""
-        if not self._worth_trying(cls):
-            return None
         budget = self.budget
         built, next_check = budget.built, budget.next_check
         args = _args(cls)
@@ -256,12 +254,19 @@ class _Wire:
             end = stream.tell()
             again = _fastbinary.encode_compact(obj, args)
             if len(again) == end - pos and self.data.startswith(again, pos):
-                budget.count(end)  # the structures inside it are counted as built
-                self._scored(cls, True)
                 return obj, end
         budget.built, budget.next_check = built, next_check  # not kept: not counted
-        self._scored(cls, False)
         return None
+
+    def fast(self, cls: type, pos: int) -> tuple[Any, int] | None:
+        """As ``_whole``, for a structure inside one the Python reader reads."""
+        if not self._worth_trying(cls):
+            return None
+        got = self._whole(cls, pos)
+        if got is not None:
+            self.budget.count(got[1])  # the structures inside it are counted as built
+        self._scored(cls, got is not None)
+        return got
 
     def fast_list(self, arg: Any, fid: int, header: int, pos: int) -> tuple[list[Any], int] | None:
         """A declared list at ``pos`` (its field header at ``header``, read alone as
@@ -301,7 +306,7 @@ class _Wire:
         _state.budget = budget
         try:
             if _fastbinary is not None:
-                got = self.fast(cls, pos)
+                got = self._whole(cls, pos)
                 if got is not None:
                     return got
             c = _fastbinary is not None
