@@ -25,6 +25,7 @@ from nanstats.core.column_index import ColumnIndex
 from nanstats.core.rules import BoundaryOrder, ColumnOrderName, TypeOrderPolicy, bounds_to_write
 from nanstats.core.stats import EncodedStatistics
 from nanstats.core.table import StatsTable
+from nanstats.metadata.compact import keep_unknown
 from nanstats.metadata.thrift import pq
 
 #: ColumnIndex.boundary_order (a Thrift enum) by its number.
@@ -171,10 +172,11 @@ def column_index_struct(ci: ColumnIndex, like: pq.ColumnIndex | None = None) -> 
 
 
 def copy_level_histograms(out: pq.ColumnIndex, like: pq.ColumnIndex | None) -> None:
-    """Copy the level histograms of ``like`` (the old ColumnIndex) into ``out``.
+    """Copy what ``like`` (the old ColumnIndex) holds besides bounds and counts into ``out``.
 
-    Only when the page count is unchanged: the pages are the same, so the
-    histograms still describe them.
+    That is its level histograms and any field the IDL does not know
+    (``metadata.compact.unknown_fields``), only when the page
+    count is unchanged: the pages are the same, so they still describe them.
 
     >>> old = pq.ColumnIndex(null_pages=[False], definition_level_histograms=[0, 3])
     >>> new = pq.ColumnIndex(null_pages=[False])
@@ -182,13 +184,13 @@ def copy_level_histograms(out: pq.ColumnIndex, like: pq.ColumnIndex | None) -> N
     >>> new.definition_level_histograms, new.repetition_level_histograms
     ([0, 3], None)
     """
-    if like is None:
+    if like is None or len(like.null_pages or ()) != len(out.null_pages or ()):
         return
-    n = len(out.null_pages or ())
     for name in ("repetition_level_histograms", "definition_level_histograms"):
         hist = getattr(like, name)
-        if hist and len(like.null_pages or ()) == n:
+        if hist:
             setattr(out, name, list(hist))
+    keep_unknown(out, like)
 
 
 def string_statistics_struct(bounds: StringBounds) -> pq.Statistics:

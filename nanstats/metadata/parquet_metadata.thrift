@@ -14,7 +14,8 @@
 //   enumerator from a newer writer is kept rather than refused;
 // * every structure of the format is declared, including those nanstats does
 //   not use (size and geospatial statistics, encryption, bloom filters,
-//   sorting columns), so no field is dropped as unknown.
+//   sorting columns); what a newer writer adds beyond this IDL is kept as
+//   read by the codec (metadata/compact.py), so no field is dropped as unknown.
 
 // Type
 const i32 TYPE_BOOLEAN = 0

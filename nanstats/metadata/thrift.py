@@ -3,9 +3,18 @@
 The structures come from our IDL, ``parquet_metadata.thrift``, loaded by
 thriftpy2.  Decoding and encoding use Apache Thrift's C-accelerated compact
 codec (``thrift.protocol.fastbinary``), about ten times faster than a pure
-Python codec on a large footer; when it is not installed, thriftpy2's own
-compact protocol does the same job more slowly.  Either way the objects are
-thriftpy2 structs, compared with ``==`` and printed field by field.
+Python codec on a large footer; when it is not installed, the Python codec
+of :mod:`~nanstats.metadata.compact` does the same job more slowly.  Either
+way the objects are thriftpy2 structs, compared with ``==`` and printed
+field by field.
+
+Nothing a writer set is lost: a field the IDL does not know (a newer
+``LogicalType`` member, a vendor's field), or knows with another type, is
+kept as read on the structure that held it, and :func:`encode` writes it
+back (see :mod:`~nanstats.metadata.compact`).  The C codec would skip it, so
+a structure it decoded is kept only if encoding it again gives back the
+very bytes read; otherwise that structure is read by the Python codec,
+which still hands every structure inside it to the C codec first.
 
 Every decode is bounded: strings and lists can be no longer than the bytes
 they are read from, nesting is limited, the structures built are paid for by
@@ -27,6 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import thriftpy2
 
 from nanstats.errors import ParquetFormatError
+from nanstats.metadata import compact
 
 _IDL = os.path.join(os.path.dirname(__file__), "parquet_metadata.thrift")
 
@@ -73,14 +83,20 @@ class _Budget:
     def __init__(self, tell: Any, start: int) -> None:
         self.built = 0
         self.next_check = _STRUCT_SLACK
-        self.tell = tell
+        self.tell = tell  # the C codec's position (None without it)
         self.start = start
 
-    def check(self) -> None:
-        allowed = (self.tell() - self.start) // STRUCTS_PER_BYTE + _STRUCT_SLACK
+    def check(self, pos: int) -> None:
+        allowed = (pos - self.start) // STRUCTS_PER_BYTE + _STRUCT_SLACK
         if self.built > allowed:
-            raise _TooManyStructs(self.built, self.tell() - self.start)
+            raise _TooManyStructs(self.built, pos - self.start)
         self.next_check = allowed
+
+    def count(self, pos: int) -> None:
+        """One more structure, built by the Python reader at ``pos``."""
+        self.built += 1
+        if self.built > self.next_check:
+            self.check(pos)
 
 
 class _TooManyStructs(Exception):
@@ -103,7 +119,7 @@ def _budgeted(cls: type) -> type:
         budget = _state.budget
         budget.built += 1
         if budget.built > budget.next_check:
-            budget.check()
+            budget.check(budget.tell())
         return cls(**fields)
 
     return type(f"Budgeted{cls.__name__}", (), {"__new__": __new__})
@@ -121,6 +137,17 @@ def _type_args(ttype: int, arg: Any) -> Any:
     return None
 
 
+_arg_lists: dict[type, list[Any]] = {}
+
+
+def _args(cls: type) -> list[Any]:
+    """The C codec's argument for a struct class: ``[cls, spec]`` (cached)."""
+    args = _arg_lists.get(cls)
+    if args is None:
+        args = _arg_lists[cls] = [cls, _spec(cls)]
+    return args
+
+
 def _spec(cls: type) -> tuple[Any, ...]:
     """Apache Thrift's spec tuple for a thriftpy2 struct class (cached)."""
     spec = _specs.get(cls)
@@ -135,6 +162,172 @@ def _spec(cls: type) -> tuple[Any, ...]:
     return spec
 
 
+class _Holder:
+    """A structure of one field, ``v``: how the C codec reads a list on its own."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: Any = None) -> None:
+        self.v = v
+
+
+#: Lists read whole by the C codec when their field header reads as a field
+#: id up to this (a short header always does).
+_HOLDER_FIDS = 64
+_holders: dict[tuple[Any, int], list[Any]] = {}
+
+
+def _holder_args(arg: Any, fid: int) -> list[Any]:
+    """The C codec's argument for a _Holder whose field ``fid`` is a list of ``arg``."""
+    key = (arg, fid)
+    args = _holders.get(key)
+    if args is None:
+        spec: list[Any] = [None] * (fid + 1)
+        spec[fid] = (fid, _LIST, "v", _type_args(_LIST, arg), None)
+        args = _holders[key] = [_Holder, tuple(spec)]
+    return args
+
+
+def _header_length(fid: int) -> int:
+    """Bytes of the header the C codec writes for field ``fid``, the first of a structure."""
+    if fid <= 15:
+        return 1
+    zigzag = fid << 1
+    return 1 + (1 if zigzag < 0x80 else 2 if zigzag < 0x4000 else 3)
+
+
+#: Failed tries of the C codec on one kind of structure after which a buffer
+#: reads that kind in Python only (unless the C codec read one whole).
+_GIVE_UP = 8
+
+
+class _Wire:
+    """A buffer to decode structures from: the C codec where it loses nothing.
+
+    The C codec skips what the IDL does not know; a structure it decoded is
+    kept only when encoding it again gives back exactly the bytes it was
+    read from (then nothing was skipped).  Otherwise the Python reader of
+    :mod:`~nanstats.metadata.compact` reads that structure, keeping what is
+    unknown, and tries the C codec again on each structure inside it: only
+    the structures on the way to an unknown field are read in Python.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.budget = _Budget(None, 0)
+        self.misses: dict[Any, int] = {}
+        self.hits: set[Any] = set()
+        if _fastbinary is not None:
+            limit = max(len(data), 1)
+            buf = _FastBuffer(data)
+            self.stream = buf._buffer
+            self.budget.tell = self.stream.tell
+            self.prot = _FastProtocol(buf, string_length_limit=limit,
+                                      container_length_limit=limit)
+
+    def _worth_trying(self, key: Any) -> bool:
+        """False once the C codec lost something of ``key`` (a class, a list's
+        element spec) :data:`_GIVE_UP` times and never read one whole: a
+        writer that adds a field to a structure adds it to every one."""
+        return self.misses.get(key, 0) < _GIVE_UP or key in self.hits
+
+    def _scored(self, key: Any, hit: bool) -> None:
+        if hit:
+            self.hits.add(key)
+        else:
+            self.misses[key] = self.misses.get(key, 0) + 1
+
+    def _whole(self, cls: type, pos: int) -> tuple[Any, int] | None:
+        """The structure at ``pos`` and its end, if the C codec decodes it whole."""
+        budget = self.budget
+        built, next_check = budget.built, budget.next_check
+        args = _args(cls)
+        stream = self.stream
+        stream.seek(pos)
+        try:
+            obj = _fastbinary.decode_compact(None, self.prot, args)
+        except _TooManyStructs:
+            raise
+        except Exception:  # noqa: BLE001 - the Python reader says what is wrong
+            obj = None
+        if obj is not None:
+            end = stream.tell()
+            again = _fastbinary.encode_compact(obj, args)
+            if len(again) == end - pos and self.data.startswith(again, pos):
+                return obj, end
+        budget.built, budget.next_check = built, next_check  # not kept: not counted
+        return None
+
+    def fast(self, cls: type, pos: int) -> tuple[Any, int] | None:
+        """As ``_whole``, for a structure inside one the Python reader reads."""
+        if not self._worth_trying(cls):
+            return None
+        got = self._whole(cls, pos)
+        if got is not None:
+            self.budget.count(got[1])  # the structures inside it are counted as built
+        self._scored(cls, got is not None)
+        return got
+
+    def fast_list(self, arg: Any, fid: int, header: int, pos: int) -> tuple[list[Any], int] | None:
+        """A declared list at ``pos`` (its field header at ``header``, read alone as
+        field ``fid``) and its end, if the C codec decodes it whole.
+
+        The C codec decodes structures only: it reads one whose field ``fid``
+        is the list, from the field header on (then passes over the rest of
+        the enclosing structure), and the list is kept when encoding it again
+        gives back the bytes read.
+        """
+        if not 0 < fid <= _HOLDER_FIDS or not self._worth_trying(arg):
+            return None
+        args = _holder_args(arg, fid)
+        budget = self.budget
+        built, next_check = budget.built, budget.next_check
+        self.stream.seek(header)
+        try:
+            value = _fastbinary.decode_compact(None, self.prot, args).v
+        except _TooManyStructs:
+            raise
+        except Exception:  # noqa: BLE001 - read element by element instead
+            value = None
+        if value is not None:
+            again = _fastbinary.encode_compact(_Holder(v=value), args)
+            body = again[_header_length(fid):-1]
+            if self.data.startswith(body, pos):
+                self._scored(arg, True)
+                return value, pos + len(body)
+        budget.built, budget.next_check = built, next_check
+        self._scored(arg, False)
+        return None
+
+    def decode(self, cls: type[T], pos: int, name: str, path: object, base: int) -> tuple[T, int]:
+        """The structure at ``pos`` and where it ends; ParquetFormatError naming ``base + pos``."""
+        budget = self.budget
+        budget.built, budget.next_check, budget.start = 0, _STRUCT_SLACK, pos
+        _state.budget = budget
+        try:
+            if _fastbinary is not None:
+                got = self._whole(cls, pos)
+                if got is not None:
+                    return got
+            c = _fastbinary is not None
+            reader = compact.Reader(self.data, pos, counted=budget.count,
+                                    fast=self.fast if c else None,
+                                    fast_list=self.fast_list if c else None)
+            obj = reader.struct(cls, fast=False)
+            return obj, reader.pos
+        except _TooManyStructs as exc:
+            raise ParquetFormatError(f"{name}: {exc}", path=path, offset=base + pos + exc.used
+                                     ) from None
+        except compact.WireError as exc:
+            if exc.reason == "nesting too deep":
+                raise ParquetFormatError(f"{name}: nesting too deep", path=path,
+                                         offset=base + pos) from None
+            raise ParquetFormatError(f"cannot decode {name}: {exc.reason}", path=path,
+                                     offset=base + exc.pos) from None
+        finally:
+            _state.budget = None
+
+
 def decode(
     cls: type[T],
     data: bytes | memoryview,
@@ -147,31 +340,18 @@ def decode(
 
     Returns the struct and the number of bytes it took.  ``path`` and
     ``offset`` (where ``data`` starts in the file) only label errors.
+    Fields the IDL does not know are kept (:mod:`~nanstats.metadata.compact`)
+    and :func:`encode` writes them back.
+
+    >>> kv = pq.KeyValue(key=b"k", value=b"v")
+    >>> decode(pq.KeyValue, encode(kv) + b"more") == (kv, 7)
+    True
+    >>> decode(pq.KeyValue, b"\\x18\\x05k", path="f.parquet", offset=100)
+    Traceback (most recent call last):
+    ...
+    nanstats.errors.ParquetFormatError: f.parquet: byte 101: cannot decode KeyValue: a string of length 5 does not fit in the 1 bytes left
     """
-    name = what or cls.__name__
-    data = bytes(data)
-    limit = max(len(data), 1)
-    try:
-        if _fastbinary is not None:
-            buf = _FastBuffer(data)
-            prot = _FastProtocol(buf, string_length_limit=limit, container_length_limit=limit)
-            _state.budget = _Budget(buf._buffer.tell, 0)
-            obj = _fastbinary.decode_compact(None, prot, [cls, _spec(cls)])
-            used = buf._buffer.tell()
-        else:  # pragma: no cover - exercised by the fallback test
-            obj, used = _decode_pure(cls, data)
-    except _TooManyStructs as exc:
-        raise ParquetFormatError(f"{name}: {exc}", path=path,
-                                 offset=None if offset is None else offset + exc.used) from None
-    except RecursionError:
-        raise ParquetFormatError(f"{name}: nesting too deep", path=path, offset=offset) from None
-    except Exception as exc:  # noqa: BLE001 - any codec failure means a corrupt structure
-        raise ParquetFormatError(
-            f"cannot decode {name} ({type(exc).__name__}: {exc})", path=path, offset=offset
-        ) from None
-    finally:
-        _state.budget = None  # let the buffer go
-    return obj, used
+    return _Wire(bytes(data)).decode(cls, 0, what or cls.__name__, path, offset or 0)
 
 
 class RegionDecoder:
@@ -186,61 +366,31 @@ class RegionDecoder:
         self.data = bytes(data)
         self.base = base
         self.path = path
-        self._buf = _FastBuffer(self.data) if _fastbinary is not None else None
-        limit = max(len(self.data), 1)
-        self._prot = (_FastProtocol(self._buf, string_length_limit=limit,
-                                    container_length_limit=limit)
-                      if self._buf is not None else None)
+        self._wire = _Wire(self.data)
 
     def decode_at(self, cls: type[T], offset: int, length: int, *, what: str | None = None
                   ) -> T:
         """The struct at ``offset``; ParquetFormatError if it does not fit in ``length``."""
-        where = self.base + offset
-        if self._prot is None:  # pragma: no cover - without the C codec
-            obj, used = decode(cls, self.data[offset:offset + length], path=self.path,
-                               offset=where, what=what)
-            return obj
         name = what or cls.__name__
-        assert self._buf is not None
-        try:
-            self._buf._buffer.seek(offset)
-            _state.budget = _Budget(self._buf._buffer.tell, offset)
-            obj = _fastbinary.decode_compact(None, self._prot, [cls, _spec(cls)])
-            used = self._buf._buffer.tell() - offset
-        except _TooManyStructs as exc:
-            raise ParquetFormatError(f"{name}: {exc}", path=self.path,
-                                     offset=where + exc.used) from None
-        except RecursionError:
-            raise ParquetFormatError(f"{name}: nesting too deep", path=self.path,
-                                     offset=where) from None
-        except Exception as exc:  # noqa: BLE001 - any codec failure means a corrupt structure
-            raise ParquetFormatError(f"cannot decode {name} ({type(exc).__name__}: {exc})",
-                                     path=self.path, offset=where) from None
-        finally:
-            _state.budget = None
-        if used > length:
-            raise ParquetFormatError(f"{name} takes {used} bytes, more than its {length}",
-                                     path=self.path, offset=where)
+        obj, end = self._wire.decode(cls, offset, name, self.path, self.base)
+        if end - offset > length:
+            raise ParquetFormatError(f"{name} takes {end - offset} bytes, more than its {length}",
+                                     path=self.path, offset=self.base + offset)
         return obj
 
 
-def _decode_pure(cls: type[T], data: bytes) -> tuple[T, int]:
-    import io
-
-    from thriftpy2.protocol import TCompactProtocol
-
-    buf = io.BytesIO(data)
-    obj = cls()
-    TCompactProtocol(buf).read_struct(obj)  # type: ignore[no-untyped-call]
-    return obj, buf.tell()
+def _fast_encode(obj: Any, cls: type) -> bytes:
+    return bytes(_fastbinary.encode_compact(obj, _args(cls)))
 
 
 def encode(obj: Any) -> bytes:
-    """The compact encoding of a struct."""
-    if _fastbinary is not None:
-        return bytes(_fastbinary.encode_compact(obj, [type(obj), _spec(type(obj))]))
-    from thriftpy2.protocol import TCompactProtocolFactory  # pragma: no cover
-    from thriftpy2.utils import serialize  # pragma: no cover
+    """The compact encoding of a struct, with the unknown fields it was decoded with.
 
-    factory = TCompactProtocolFactory()  # type: ignore[no-untyped-call]  # pragma: no cover
-    return bytes(serialize(obj, factory))  # pragma: no cover
+    >>> encode(pq.KeyValue(key=b"k"))
+    b'\\x18\\x01k\\x00'
+    """
+    if _fastbinary is None:  # pragma: no cover - exercised by the fallback test
+        return compact.write_struct(obj)
+    if compact.UNKNOWN in vars(obj):
+        return compact.write_struct(obj, fast=_fast_encode)
+    return bytes(_fastbinary.encode_compact(obj, _args(type(obj))))

@@ -32,6 +32,7 @@ import copy
 from typing import IO, Any
 
 from nanstats.errors import ParquetFormatError
+from nanstats.metadata.compact import replace
 from nanstats.metadata.footer import Footer
 from nanstats.metadata.thrift import decode, encode, pq
 from nanstats.parquet.source_map import SourceMap
@@ -104,22 +105,26 @@ def write_chunk(w: Writer, ch: Chunk) -> None:
     if ch.stats is not None:
         ch.new_ci = ch.stats.column_index
         if locations:
-            firsts = ch.stats.page_starts
-            extra = ch.oi.unencoded_byte_array_data_bytes if ch.oi is not None else None
-            ch.new_oi = encode_rewritten(pq.OffsetIndex(
-                page_locations=[pq.PageLocation(offset=o, compressed_page_size=s,
-                                                first_row_index=r)
-                                for (o, s), r in zip(locations, firsts, strict=True)],
-                unencoded_byte_array_data_bytes=extra), path, "the OffsetIndex")
+            ch.new_oi = encode_rewritten(_offset_index(ch.oi, locations, ch.stats.page_starts),
+                                         path, "the OffsetIndex")
     else:
         ch.new_ci = ch.ci_raw
         if ch.oi is not None:
-            new_oi = copy.copy(ch.oi)
-            new_oi.page_locations = [
-                pq.PageLocation(offset=o, compressed_page_size=s,
-                                first_row_index=loc.first_row_index)
-                for (o, s), loc in zip(locations, ch.oi.page_locations, strict=True)]
-            ch.new_oi = encode_rewritten(new_oi, path, "the OffsetIndex")
+            firsts = [loc.first_row_index for loc in ch.oi.page_locations]
+            ch.new_oi = encode_rewritten(_offset_index(ch.oi, locations, firsts), path,
+                                         "the OffsetIndex")
+
+
+def _offset_index(old: Any, locations: list[tuple[int, int]], firsts: Any) -> Any:
+    """The OffsetIndex of pages now at ``locations``: the old one's other fields kept
+    (those the IDL does not know too), page by page when it lists as many pages."""
+    old_locs = old.page_locations if old is not None else None
+    if not old_locs or len(old_locs) != len(locations):
+        old_locs = [pq.PageLocation()] * len(locations)
+    new_locs = [replace(loc, offset=o, compressed_page_size=s, first_row_index=r)
+                for (o, s), r, loc in zip(locations, firsts, old_locs, strict=True)]
+    return pq.OffsetIndex(page_locations=new_locs) if old is None else \
+        replace(old, page_locations=new_locs)
 
 
 def encode_rewritten(obj: Any, path: str, what: str) -> bytes:
