@@ -79,6 +79,6 @@ def test_save_and_load(spark, lake, tmp_path) -> None:
 def test_missing_folder(spark, tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="no such file"):
         nanstats.spark.index_files(spark, str(tmp_path / "nope"))
-    with pytest.raises(FileNotFoundError, match="no .parquet file"):
+    with pytest.raises(FileNotFoundError, match="no Parquet file"):
         nanstats.spark.index_files(spark, str(tmp_path))
     assert os.path.isdir(tmp_path)
