@@ -65,7 +65,8 @@ def remove_other_attempts(dst: str) -> list[str]:
     >>> import os, tempfile
     >>> folder = tempfile.mkdtemp()
     >>> dst = os.path.join(folder, "a.parquet")
-    >>> for name in (attempt_path(dst, 3), attempt_path(dst, 4) + ".1a2b3c4d.nanstats-tmp"):
+    >>> killed = "." + os.path.basename(attempt_path(dst, 4)) + ".1a2b3c4d.nanstats-tmp"
+    >>> for name in (attempt_path(dst, 3), killed):
     ...     open(os.path.join(folder, name), "wb").close()
     >>> sorted(os.path.basename(p) for p in remove_other_attempts(dst))
     ['..a.parquet.attempt-4.nanstats-part.1a2b3c4d.nanstats-tmp', '.a.parquet.attempt-3.nanstats-part']
