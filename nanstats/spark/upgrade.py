@@ -182,7 +182,8 @@ def upgrade_files(spark: Any, src_dir: str, dst_dir: str, order: str = "ieee754"
     if not listing.files and not listing.problems:
         raise FileNotFoundError(f"no Parquet file under {src_dir}")
     sources = list(listing.files) + [p.path for p in listing.problems]
-    targets = [os.path.join(dst_dir, os.path.relpath(s, src_dir)) for s in listing.files]
+    targets: list[str | None] = [os.path.join(dst_dir, os.path.relpath(s, src_dir))
+                                 for s in listing.files]
     targets += [None] * len(listing.problems)
     problems = [None] * len(listing.files) + [f"{p.kind}: {p.reason}" for p in listing.problems]
     parallelism = max(1, min(len(sources), spark.sparkContext.defaultParallelism * 2))
