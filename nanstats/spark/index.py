@@ -142,7 +142,7 @@ def index_files(spark: Any, path_or_paths: str | os.PathLike[str] | Sequence[str
     One row per page of every float column (``path``, ``row_group``,
     ``page``, ``column``, ``first_row``, the counts, ``min``/``max`` and their
     exact bits), recomputed from the data on the executors, a file or a range
-    of its row groups per task.  The files are listed by :func:`listed_files`.
+    of its row groups per task.  The files are listed by ``listed_files``.
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
     >>> from nanstats.spark.session import local_session

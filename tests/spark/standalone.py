@@ -147,7 +147,7 @@ class StandaloneCluster:
 
     def _java(self, cls: str, *args: str, log: str) -> subprocess.Popen[bytes]:
         java = shutil.which("java", path=self.env["PATH"]) or "java"
-        cmd = [java, "-Xmx512m", "-cp", f"{self.home}/jars/*", cls, *args]
+        cmd = [java, "-cp", f"{self.home}/jars/*", cls, *args]
         out = open(self.work / log, "wb")  # noqa: SIM115 - closed with the process
         process = subprocess.Popen(cmd, cwd=self.work, env=self.env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
