@@ -66,9 +66,10 @@ def spark_home() -> Path:
 
 
 def source_hash() -> str:
-    """A hash of every file the wheel is built from."""
+    """A hash of every file the wheel is built from, and of this recipe."""
     digest = hashlib.sha256()
     files = [ROOT / name for name in _BUILD_FILES if (ROOT / name).exists()]
+    files.append(Path(__file__))  # the recipe
     files += sorted(p for p in (ROOT / "nanstats").rglob("*")
                     if p.is_file() and p.suffix in _SOURCE_SUFFIXES and "__pycache__" not in p.parts)
     for path in files:
@@ -77,7 +78,12 @@ def source_hash() -> str:
 
 
 def _run(cmd: list[str], **kwargs: object) -> None:
-    done = subprocess.run(cmd, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    # Without this run's PYTHONPATH (the source tree): pip would take it for an
+    # installed nanstats, and the import check would pass from the tree.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env,  # type: ignore[call-overload]
+                          **kwargs)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n"
                            f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -87,14 +93,27 @@ def packed_env(build: Path = ROOT / "build" / "cluster") -> tuple[Path, Path]:
     """The packed environment (a .tar.gz) and the venv it was packed from.
 
     Built as the docs say (wheel, venv, pip install, venv-pack), under a
-    name carrying the source hash; older ones are removed.
+    name carrying the source hash, and marked complete last; older ones are
+    removed.  A lock keeps two test runs from building at once.
     """
+    import fcntl
+
     key = source_hash()
     archive, venv = build / f"nanstats-env-{key}.tar.gz", build / f"venv-{key}"
-    if archive.exists() and (venv / "bin" / "python").exists():
-        return archive, venv
+    complete = build / f"complete-{key}"
+    build.parent.mkdir(parents=True, exist_ok=True)
+    with open(build.parent / "cluster.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not complete.exists():
+            _build_env(build, key, archive, venv)
+            complete.touch()
+    return archive, venv
+
+
+def _build_env(build: Path, key: str, archive: Path, venv: Path) -> None:
     if build.exists():
         shutil.rmtree(build)
+    build.mkdir(parents=True)
     wheels = build / f"wheel-{key}"
     # The wheel is built with this environment's build tools (setuptools, Cython,
     # numpy), as `pip wheel` would in an isolated one, without fetching them.
@@ -111,7 +130,6 @@ def packed_env(build: Path = ROOT / "build" / "cluster") -> tuple[Path, Path]:
     _run([sys.executable, "-m", "venv_pack", "-p", str(venv), "-o", str(partial),
           "--format", "tar.gz", "--compress-level", "1", "--force"], cwd=build)
     partial.rename(archive)
-    return archive, venv
 
 
 def free_port() -> int:

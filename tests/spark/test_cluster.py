@@ -60,7 +60,7 @@ def test_cluster(tmp_path_factory) -> None:
     assert all(_gone(pid) for pid in pids)
     assert _processes_in(work) == []
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("NANSTATS-REPORT ")]
-    assert done.returncode == 0 and lines, done.stderr[-5000:]
+    assert done.returncode == 0 and lines, done.stdout[-3000:] + done.stderr[-5000:]
     report = json.loads(lines[0].split(" ", 1)[1])
 
     # nanstats came from the archive on the executors and from the packed venv
