@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test test-pandas2 demo build bench compare compare-targets upgrade-speed docs lint check-install clean prune-soundness tightness engines fuzz
+.PHONY: test test-cluster test-pandas2 demo build bench compare compare-targets upgrade-speed docs lint check-install clean prune-soundness tightness engines fuzz
 
 # The environment: a venv with build and test dependencies, the package
 # installed editable.  Re-made only when the project's dependencies change.
@@ -25,6 +25,12 @@ build: $(STAMP)
 
 test: build
 	$(PY) -m pytest
+
+# nanstats on a Spark standalone cluster on 127.0.0.1 (tests/spark/test_cluster.py;
+# make test runs it too): master and worker from pyspark's jars, nanstats shipped
+# to the executors as a venv-pack archive cached under build/cluster/.
+test-cluster: build
+	$(PY) -m pytest -q -p no:cacheprovider -m cluster tests/spark/test_cluster.py
 
 # House style: ruff, mypy --strict on the package, cython-lint on the .pyx.
 # The tools come from the `lint` extra, installed here on first use;

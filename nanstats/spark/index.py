@@ -1,11 +1,13 @@
 """``index_files``: the statistics table of a Parquet lake, built on the executors.
 
-The files are listed on the driver, spread over the executors as a DataFrame
-of paths, and each task opens its files with pyarrow, decodes the float
-columns and recomputes every page and row group with the kernels.  The
-result has one row per file, row group, page and float column.  Paths must be
-readable from the executors (a local folder in local mode, a shared file
-system on a cluster).
+The files are listed on the driver (:func:`nanstats.lake.listing.list_lake`),
+spread over the executors as a DataFrame of file splits (a big file is
+several tasks, each a range of its row groups: :mod:`nanstats.spark.splits`),
+and each task opens its file through the filesystem layer, decodes the float
+columns with pyarrow and recomputes every page and row group with the
+kernels.  The result has one row per file, row group, page and float column.
+Paths are local paths or URIs that the executors can read (a local folder in
+local mode; an object store or a shared file system on a cluster).
 
 >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
 >>> from nanstats.spark.session import local_session
@@ -20,7 +22,9 @@ system on a cluster).
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -28,7 +32,10 @@ import pyarrow as pa
 
 from nanstats.arrow import record_schema
 from nanstats.core.records import INDEX_FIELDS, stats_columns
-from nanstats.lake.tables import list_data_files
+from nanstats.errors import NanstatsError
+from nanstats.lake.listing import list_lake
+from nanstats.lake.tables import open_table, table_format
+from nanstats.spark.splits import opened, split_batches, split_frame
 from nanstats.spark.summary import spark_schema
 
 #: The index's Arrow schema: :data:`nanstats.core.records.INDEX_FIELDS`, bits
@@ -36,8 +43,14 @@ from nanstats.spark.summary import spark_schema
 INDEX_SCHEMA = record_schema(INDEX_FIELDS, signed_bits=True)
 
 
-def file_rows(path: str) -> dict[str, list[Any]]:
+def file_rows(path: str, row_groups: Sequence[int] | None = None, *, source: Any = None,
+              parquet_file: Any = None) -> dict[str, list[Any]]:
     """The index rows of one file (run on an executor): one list per field of INDEX_SCHEMA.
+
+    ``row_groups`` limits them to those row groups (default: all).  ``source``
+    and ``parquet_file`` are the file already opened (a local path or an open
+    input file, and its :class:`pyarrow.parquet.ParquetFile`); by default
+    ``path`` is opened through :func:`nanstats.lake.fs.resolve`.
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
     >>> path = os.path.join(tempfile.mkdtemp(), "a.parquet")
@@ -48,35 +61,93 @@ def file_rows(path: str) -> dict[str, list[Any]]:
     """
     import pyarrow.parquet as papq
 
+    if source is None:
+        with opened(path) as source:
+            return file_rows(path, row_groups, source=source)
     from nanstats.metadata.footer import read_footer
-    from nanstats.parquet.recompute import recompute
 
     out: dict[str, list[Any]] = {f.name: [] for f in INDEX_FIELDS}
-    footer = read_footer(path)
-    pf = papq.ParquetFile(path)
-    with open(path, "rb") as f:
+    footer = read_footer(source)
+    pf = parquet_file if parquet_file is not None else papq.ParquetFile(source)
+    groups = footer.metadata.row_groups or []
+    wanted = set(range(len(groups)) if row_groups is None else row_groups)
+    with open(source, "rb") if isinstance(source, str) else nullcontext(source) as f:
         row0 = 0
-        for g, rg in enumerate(footer.metadata.row_groups or ()):
-            for leaf in footer.float_columns:
-                if leaf.max_repetition_level > 0:
-                    continue  # lists are not indexed (their pages are not row ranges)
-                cs = recompute(pf, footer, f, g, leaf.index)
-                n = len(cs.pages)
-                records = stats_columns(cs.pages).with_columns(
-                    path=np.full(n, path, dtype=object), row_group=np.full(n, g),
-                    page=np.arange(n), column=np.full(n, leaf.name, dtype=object),
-                    first_row=row0 + cs.page_starts[:n])
-                for name, values in records.to_pylists(INDEX_FIELDS, signed_bits=True).items():
-                    out[name] += values
+        for g, rg in enumerate(groups):
+            if g in wanted:
+                _row_group_rows(out, path, pf, footer, f, g, row0)
             row0 += rg.num_rows or 0
     return out
 
 
+def _row_group_rows(out: dict[str, list[Any]], path: str, pf: Any, footer: Any, f: Any,
+                    g: int, row0: int) -> None:
+    """The index rows of row group ``g`` (its first row is ``row0``), added to ``out``."""
+    from nanstats.parquet.recompute import recompute
+
+    for leaf in footer.float_columns:
+        if leaf.max_repetition_level > 0:
+            continue  # lists are not indexed (their pages are not row ranges)
+        cs = recompute(pf, footer, f, g, leaf.index)
+        n = len(cs.pages)
+        records = stats_columns(cs.pages).with_columns(
+            path=np.full(n, path, dtype=object), row_group=np.full(n, g),
+            page=np.arange(n), column=np.full(n, leaf.name, dtype=object),
+            first_row=row0 + cs.page_starts[:n])
+        for name, values in records.to_pylists(INDEX_FIELDS, signed_bits=True).items():
+            out[name] += values
+
+
 def _index_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    for batch in batches:
-        for path in batch.column(0).to_pylist():
-            rows = file_rows(path)
-            yield pa.RecordBatch.from_pydict(rows, schema=INDEX_SCHEMA)
+    for path, source, pf, groups in split_batches(batches):
+        rows = file_rows(path, groups, source=source, parquet_file=pf)
+        yield pa.RecordBatch.from_pydict(rows, schema=INDEX_SCHEMA)
+
+
+def _is_table(path: str) -> bool:
+    from nanstats.lake.fs import is_uri
+
+    return (is_uri(path) or os.path.isdir(path)) and table_format(path) is not None
+
+
+def listed_files(path_or_paths: str | os.PathLike[str] | Sequence[str]) -> list[str]:
+    """The Parquet files of a lake for a Spark job, listed on the driver.
+
+    An entry that could not be listed (an unreadable folder, a dangling
+    link, a FIFO named as a file: the errors of
+    :func:`~nanstats.lake.listing.list_lake`) raises :class:`~nanstats.errors.NanstatsError`
+    naming it: a job over part of a lake must not pass for the whole.  A
+    non-file skipped inside a folder is a warning.  No file at all raises
+    FileNotFoundError.
+
+    >>> import os, tempfile
+    >>> lake = tempfile.mkdtemp()
+    >>> open(os.path.join(lake, "a.parquet"), "wb").close()
+    >>> [os.path.basename(p) for p in listed_files(lake)]
+    ['a.parquet']
+    >>> listed_files(os.path.join(lake, "missing"))
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no such file or folder: .../missing
+    """
+    items = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else path_or_paths
+    live = [os.fspath(t) for t in items if _is_table(os.fspath(t))]
+    if live:  # a table's folder: its live files, read through the table's library
+        if len(live) < len(items):
+            raise ValueError("a table's folder cannot be mixed with other paths: "
+                             f"{', '.join(live)}")
+        return [f for t in live for f in open_table(t).paths]
+    listing = list_lake(path_or_paths)
+    errors = [p for p in listing.problems if p.is_error]
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise NanstatsError(f"cannot list the whole lake: {errors[0].path}: "
+                            f"{errors[0].reason}{more}")
+    for problem in listing.problems:
+        warnings.warn(f"{problem.path}: {problem.reason}", stacklevel=3)
+    if not listing.files:
+        raise FileNotFoundError(f"no Parquet file under {path_or_paths}")
+    return list(listing.files)
 
 
 def index_files(spark: Any, path_or_paths: str | os.PathLike[str] | Sequence[str]) -> Any:
@@ -85,7 +156,8 @@ def index_files(spark: Any, path_or_paths: str | os.PathLike[str] | Sequence[str
 
     One row per page of every float column (``path``, ``row_group``,
     ``page``, ``column``, ``first_row``, the counts, ``min``/``max`` and their
-    exact bits), recomputed from the data on the executors, one file per task.
+    exact bits), recomputed from the data on the executors, a file or a range
+    of its row groups per task.  The files are listed by ``listed_files``.
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
     >>> from nanstats.spark.session import local_session
@@ -95,11 +167,7 @@ def index_files(spark: Any, path_or_paths: str | os.PathLike[str] | Sequence[str
     >>> [(r.column, r.page, r.nan_count, r.min, r.max) for r in index.collect()]
     [('x', 0, 1, -0.0, 1.0)]
     """
-    paths = list_data_files(path_or_paths)  # a table's folder: its live files
-    if not paths:
-        raise FileNotFoundError(f"no .parquet file under {path_or_paths}")
-    parallelism = max(1, min(len(paths), spark.sparkContext.defaultParallelism * 2))
-    frame = spark.createDataFrame(pa.table({"path": paths})).repartition(parallelism)
+    frame = split_frame(spark, listed_files(path_or_paths))
     return frame.mapInArrow(_index_batches, spark_schema(frame, [], INDEX_SCHEMA))
 
 

@@ -1,7 +1,10 @@
 """``nanstats.spark.summary``: per-group float statistics of a Spark DataFrame.
 
-Each executor reads its partition as Arrow record batches (``mapInArrow``),
-sorts a batch by the group keys and computes the statistics of every group
+A plain Parquet scan is read from its files by pyarrow on the executors, a
+file or a range of its row groups per task (rows never go through Spark);
+any other DataFrame reaches the executors as Arrow record batches
+(``mapInArrow``).  Either way a task numbers the rows by group (hashing the
+keys), puts them in group order and computes the statistics of every group
 of every float column in one kernel call per column, as int64 totalOrder
 keys and counts.  Spark then merges the partial rows exactly (sums of counts,
 min/max of keys) and a last small pass turns keys back into values.  Spark
@@ -19,6 +22,7 @@ passes float bits through Arrow unchanged, so NaN signs and payloads and
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +33,8 @@ from nanstats.core.floats import BY_PHYSICAL_TYPE
 from nanstats.core.records import COLUMN, STATS_FIELDS, stats_columns
 from nanstats.core.stats import page_table
 from nanstats.core.table import PARTIAL_COLUMNS, StatsTable, merge_rows
+from nanstats.lake.fs import resolve
+from nanstats.spark.splits import opened, split_batches, split_frame
 
 # What a task sends Spark: the column's name and a partial StatsTable row.
 _PARTIAL_SCHEMA = pa.schema([(COLUMN.name, pa.string()),
@@ -53,12 +59,18 @@ def spark_schema(df: Any, by: Sequence[str], schema: pa.Schema) -> Any:
     return StructType([*keys, *from_arrow_schema(schema).fields])
 
 
-def _float_columns(df: Any, columns: Sequence[str] | None) -> list[tuple[str, str]]:
+def _float_columns(df: Any, columns: Sequence[str] | None,
+                   by: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """The (name, physical type) of the columns to describe: those asked for, or
+    every float and double column that is not a group key."""
     from pyspark.sql.types import DoubleType, FloatType
 
     kinds = {f.name: f.dataType for f in df.schema.fields}
+    for k in by:
+        if k not in kinds:
+            raise ValueError(f"no group column {k!r} in the DataFrame (it has {', '.join(kinds)})")
     names = list(columns) if columns is not None else [
-        n for n, t in kinds.items() if isinstance(t, (DoubleType, FloatType))]
+        n for n, t in kinds.items() if isinstance(t, (DoubleType, FloatType)) and n not in by]
     out = []
     for n in names:
         t = kinds.get(n)
@@ -68,52 +80,95 @@ def _float_columns(df: Any, columns: Sequence[str] | None) -> list[tuple[str, st
             raise TypeError(f"column {n!r} is {t.simpleString()}, not float or double")
         out.append((n, "DOUBLE" if isinstance(t, DoubleType) else "FLOAT"))
     if not out:
-        raise ValueError("the DataFrame has no float or double column")
+        raise ValueError("the DataFrame has no float or double column"
+                         + (" besides its group columns" if by and columns is None else ""))
     return out
 
 
-def _group_boundaries(table: pa.Table, by: list[str]) -> np.ndarray:
-    """Start rows of the runs of equal group keys in a table sorted by them."""
-    n = table.num_rows
-    if not by or n == 0:
-        return np.zeros(1, dtype=np.int64)
-    change = np.zeros(n, dtype=bool)
-    change[0] = True
-    for name in by:
-        col = table.column(name).combine_chunks()
-        a, b = col.slice(0, n - 1), col.slice(1)
-        null_a = np.asarray(a.is_null(), dtype=bool)
-        null_b = np.asarray(b.is_null(), dtype=bool)
-        import pyarrow.compute as pc
+def _group_codes(keys: pa.Table) -> np.ndarray:
+    """A group number per row: rows with equal keys share one (nulls are a key of
+    their own).  Unequal keys never share a number; Spark's own grouping of the
+    partial rows then merges what Spark considers equal (-0.0 and 0.0, NaNs)."""
+    import pyarrow.compute as pc
 
-        neq = np.asarray(pc.fill_null(pc.not_equal(a, b), False), dtype=bool)
-        change[1:] |= neq | (null_a != null_b)
-    return np.flatnonzero(change).astype(np.int64)
+    codes = np.zeros(keys.num_rows, dtype=np.int64)
+    for name in keys.column_names:
+        encoded = pc.dictionary_encode(keys.column(name).combine_chunks())
+        size = len(encoded.dictionary) + 1
+        indices = pc.fill_null(encoded.indices, size - 1)
+        codes = codes * size + np.asarray(indices, dtype=np.int64)
+        if len(keys.column_names) > 1:  # keep the numbers small: renumber densely
+            codes = np.unique(codes, return_inverse=True)[1].astype(np.int64)
+    return codes
+
+
+def _values(column: pa.ChunkedArray, kind: str, order: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """A float column's values (bits untouched) and validity, in the order ``order``."""
+    array = column.combine_chunks()
+    dtype = np.float64 if kind == "DOUBLE" else np.float32
+    data = np.frombuffer(array.buffers()[1], dtype=dtype)[array.offset:array.offset + len(array)]
+    valid = np.asarray(array.is_valid(), dtype=bool)[order] if array.null_count else None
+    return data[order], valid
+
+
+#: Rows a task gathers before it sorts them by the group keys: one sort and one
+#: kernel call per column for many of Spark's batches (of 10,000 rows by
+#: default), and fewer partial rows for Spark to merge.
+GROUP_ROWS = 1 << 20
 
 
 def partial_batches(batches: Iterator[pa.RecordBatch], by: list[str],
                     columns: list[tuple[str, str]]) -> Iterator[pa.RecordBatch]:
     """Per partition: rows of (group, column) with counts and totalOrder keys.
 
-    Without groups, the batches of a partition are merged as they come and
-    one row per column leaves the task; with groups, one row per group and
-    column per batch (Spark merges them).
+    A batch holds the group keys (named) and then the described columns, in
+    the order of ``columns`` (read by position: a float key may also be
+    described).  Without groups, the batches of a partition are merged as
+    they come and one row per column leaves the task; with groups, one row
+    per group and column per :data:`GROUP_ROWS` rows (Spark merges them).
     """
     totals: dict[str, list[StatsTable]] = {}  # column -> its rows so far, no groups
+    pending: list[pa.RecordBatch] = []
+    rows = 0
     for batch in batches:
-        table = pa.Table.from_batches([batch])
         if not by:
-            for name, _ in columns:
-                totals.setdefault(name, []).append(page_table(table.column(name)))
+            for j, (name, _) in enumerate(columns):
+                totals.setdefault(name, []).append(page_table(batch.column(j)))
             continue
-        table = table.sort_by([(k, "ascending") for k in by])
-        starts = _group_boundaries(table, by)
-        groups = table.select(by).take(pa.array(starts))
-        for name, _ in columns:
-            stats = page_table(table.column(name), page_starts=starts)
-            keys = [groups.column(k).combine_chunks() for k in by]
-            yield _partial_batch(keys, groups.schema, name, stats)
+        pending.append(batch)
+        rows += batch.num_rows
+        if rows >= GROUP_ROWS:
+            yield from _grouped(pa.Table.from_batches(pending), by, columns)
+            pending, rows = [], 0
+    if pending:
+        yield from _grouped(pa.Table.from_batches(pending), by, columns)
     yield from _total_batches(totals)
+
+
+def _grouped(table: pa.Table, by: list[str], columns: list[tuple[str, str]]
+             ) -> Iterator[pa.RecordBatch]:
+    """The partial rows of every group of ``table`` (keys, then the described columns).
+
+    Rows are numbered by group (hashing, no sort of the keys), put in group
+    order by a stable sort of those numbers, and each column is scanned once
+    with the groups as pages.
+    """
+    if table.num_rows == 0:
+        return
+    keys = table.select(list(range(len(by))))
+    codes = _group_codes(keys)
+    if codes.max() < 1 << 16:  # NumPy's stable sort of 16-bit numbers is a radix sort
+        codes = codes.astype(np.uint16)
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]).astype(np.int64)
+    groups = keys.take(pa.array(order[starts]))
+    key_arrays = [groups.column(i).combine_chunks() for i in range(len(by))]
+    for j, (name, kind) in enumerate(columns):
+        values, valid = _values(table.column(len(by) + j), kind, order)
+        stats = page_table(values, valid, page_starts=starts)
+        yield _partial_batch(key_arrays, groups.schema, name, stats)
 
 
 def _partial_batch(keys: list[pa.Array], key_schema: pa.Schema, name: str,
@@ -173,18 +228,106 @@ def plain_parquet_files(df: Any) -> list[str] | None:
     return files or None
 
 
-def _file_batches(batches: Iterator[pa.RecordBatch], columns: list[tuple[str, str]]
-                  ) -> Iterator[pa.RecordBatch]:
-    """Executor side of the file path: read the float columns with pyarrow."""
-    import pyarrow.parquet as papq
+@dataclass(frozen=True)
+class FileKeys:
+    """How the executors of the file path get the group keys: their names, the
+    Arrow types Spark expects, and which come from Hive partition folders
+    (``day=0``) rather than from the files."""
 
-    totals: dict[str, list[StatsTable]] = {}  # column -> its rows so far
-    for batch in batches:
-        for path in batch.column(0).to_pylist():
-            local = path[len("file:"):] if path.startswith("file:") else path
-            table = papq.read_table(local, columns=[c for c, _ in columns], use_threads=False)
-            for name, _ in columns:
-                totals.setdefault(name, []).append(page_table(table.column(name)))
+    names: tuple[str, ...] = ()
+    types: tuple[pa.DataType, ...] = ()
+    from_folders: tuple[bool, ...] = ()
+
+
+# Key types the file path reads as Spark does: from the files, and from folder names.
+_FILE_KEY_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "boolean", "string",
+                             "float", "double", "date"})
+_FOLDER_KEY_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "string", "date"})
+
+
+def file_keys(df: Any, by: Sequence[str], columns: Sequence[str], first_file: str
+              ) -> FileKeys | None:
+    """The keys of the file path, or None when its files cannot give what Spark's
+    scan gives (a key or column neither in the first file nor a partition
+    folder, a key type read differently)."""
+    import pyarrow.parquet as papq
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    with opened(first_file) as source:
+        in_file = set(papq.read_schema(source).names)
+    if not set(columns) <= in_file:
+        return None
+    folders = {name for name, _ in folder_values(resolve(first_file).path)}
+    types = {f.name: f.dataType for f in df.schema.fields}
+    from_folders = []
+    for k in by:
+        from_folder = k in folders
+        allowed = _FOLDER_KEY_TYPES if from_folder else _FILE_KEY_TYPES
+        if types[k].simpleString() not in allowed or not (from_folder or k in in_file):
+            return None
+        from_folders.append(from_folder)
+    return FileKeys(tuple(by), tuple(to_arrow_type(types[k]) for k in by), tuple(from_folders))
+
+
+def folder_values(path: str) -> list[tuple[str, str | None]]:
+    """The Hive partition folders of a path, ``(name, value)``, the value unescaped as
+    Spark writes it (``%3A`` for ``:``) and None for ``__HIVE_DEFAULT_PARTITION__``.
+
+    >>> folder_values("/lake/day=0/city=S%C3%A3o Paulo/part-0.parquet")
+    [('day', '0'), ('city', 'São Paulo')]
+    """
+    import urllib.parse
+
+    out: list[tuple[str, str | None]] = []
+    for segment in path.replace("\\", "/").split("/")[:-1]:
+        name, sep, value = segment.partition("=")
+        if sep and name:
+            out.append((name, None if value == "__HIVE_DEFAULT_PARTITION__"
+                        else urllib.parse.unquote(value)))
+    return out
+
+
+def _read_split(path: str, pf: Any, groups: list[int], keys: FileKeys,
+                columns: list[tuple[str, str]]) -> pa.Table:
+    """The keys, then the described columns, of a split's row groups (columns a file
+    lacks are null, as in Spark's scan)."""
+    import pyarrow.compute as pc
+
+    in_file = set(pf.schema_arrow.names)
+    file_keys_ = [k for k, f in zip(keys.names, keys.from_folders, strict=True) if not f]
+    names = [c for c, _ in columns]
+    wanted = list(dict.fromkeys(n for n in (*file_keys_, *names) if n in in_file))
+    table = pf.read_row_groups(groups, columns=wanted, use_threads=False)
+    n = table.num_rows
+    folders = dict(folder_values(resolve(path).path))
+    arrays: list[Any] = []
+    for k, t, from_folder in zip(keys.names, keys.types, keys.from_folders, strict=True):
+        if from_folder:
+            value = pc.cast(pa.array([folders.get(k)], pa.string()), t)[0]
+            arrays.append(pa.repeat(value, n))
+        else:
+            column = table.column(k)
+            arrays.append(column if column.type == t else pc.cast(column, t))
+    for c, kind in columns:
+        t = pa.float64() if kind == "DOUBLE" else pa.float32()
+        arrays.append(table.column(c) if c in in_file else pa.nulls(n, t))
+    return pa.Table.from_arrays(arrays, names=[*keys.names, *(f"__value_{j}" for j in
+                                                              range(len(columns)))])
+
+
+def _file_batches(batches: Iterator[pa.RecordBatch], keys: FileKeys,
+                  columns: list[tuple[str, str]]) -> Iterator[pa.RecordBatch]:
+    """Executor side of the file path: each split's keys and float columns read with
+    pyarrow through the filesystem layer, then grouped as the rows path groups."""
+    totals: dict[str, list[StatsTable]] = {}  # column -> its rows so far, no groups
+    by = list(keys.names)
+    for path, _, pf, groups in split_batches(batches):
+        table = _read_split(path, pf, groups, keys, columns)
+        if by:
+            yield from _grouped(table, by, columns)
+            continue
+        for j, (name, _) in enumerate(columns):
+            totals.setdefault(name, []).append(page_table(table.column(j)))
     yield from _total_batches(totals)
 
 
@@ -197,9 +340,11 @@ def summary(df: Any, columns: Sequence[str] | None = None,
     df : pyspark.sql.DataFrame
     columns : float/double columns to describe (default: all of them).
     by : group-by column(s), or None for the whole frame.
-    read_files : when ``df`` is a plain Parquet scan and ``by`` is None, read
-        its files with pyarrow on the executors instead of taking rows through
-        Spark (same result, a fraction of the cost).
+    read_files : when ``df`` is a plain Parquet scan, read its files with
+        pyarrow on the executors instead of taking rows through Spark (same
+        result, a fraction of the cost); group keys then come from the files
+        or from Hive partition folders (``day=0``).  Big files are split
+        into row-group ranges, one task each.
 
     Returns a DataFrame with the group columns, ``column``,
     ``physical_type``, ``num_values``, ``null_count``, ``nan_count``,
@@ -220,19 +365,20 @@ def summary(df: Any, columns: Sequence[str] | None = None,
     from pyspark.sql import functions as F
 
     by_list = [by] if isinstance(by, str) else list(by or [])
-    cols = _float_columns(df, columns)
+    cols = _float_columns(df, columns, by_list)
     kinds = dict(cols)
     partial_schema = spark_schema(df, by_list, _PARTIAL_SCHEMA)
-    files = plain_parquet_files(df) if read_files and not by_list else None
-    if files is not None:
-        spark = df.sparkSession
-        parallelism = max(1, min(len(files), spark.sparkContext.defaultParallelism * 2))
-        paths = spark.createDataFrame(pa.table({"path": files})).repartition(parallelism)
-        partial = paths.mapInArrow(lambda it: _file_batches(it, cols), partial_schema)
+    files = plain_parquet_files(df) if read_files else None
+    keys = file_keys(df, by_list, [c for c, _ in cols], files[0]) if files else None
+    if files is not None and keys is not None:
+        partial = split_frame(df.sparkSession, files).mapInArrow(
+            lambda it: _file_batches(it, keys, cols), partial_schema)
     else:
-        selected = df.select(*by_list, *(c for c, _ in cols))
-        partial = selected.mapInArrow(lambda it: partial_batches(it, by_list, cols),
-                                      partial_schema)
+        # Described columns by position, under names of their own (a float key
+        # may be described too).
+        values = [F.col(c).alias(f"__value_{j}") for j, (c, _) in enumerate(cols)]
+        partial = df.select(*by_list, *values).mapInArrow(
+            lambda it: partial_batches(it, by_list, cols), partial_schema)
     # The exact merge, as the core merges (PARTIAL_COLUMNS: sum, min or max).
     merged = partial.groupBy(*by_list, COLUMN.name).agg(
         *(getattr(F, op)(name).alias(name) for name, op in PARTIAL_COLUMNS))

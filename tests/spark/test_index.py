@@ -79,7 +79,7 @@ def test_save_and_load(spark, lake, tmp_path) -> None:
 def test_missing_folder(spark, tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="no such file"):
         nanstats.spark.index_files(spark, str(tmp_path / "nope"))
-    with pytest.raises(FileNotFoundError, match="no .parquet file"):
+    with pytest.raises(FileNotFoundError, match="no Parquet file"):
         nanstats.spark.index_files(spark, str(tmp_path))
     assert os.path.isdir(tmp_path)
 
@@ -97,3 +97,30 @@ def test_index_of_a_table_is_of_its_live_files(spark, tmp_path) -> None:
     index = nanstats.spark.index_files(spark, folder).collect()
     assert sorted(r.path for r in index) == sorted(live)
     assert sorted((r.nan_count, r.min) for r in index) == [(0, -0.0), (0, 2.0)]
+
+
+def test_a_lake_that_cannot_be_listed_whole_is_refused(spark, tmp_path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as papq
+
+    from nanstats.errors import NanstatsError
+
+    papq.write_table(pa.table({"x": [1.0]}), tmp_path / "a.parquet")
+    os.symlink(tmp_path / "gone.parquet", tmp_path / "b.parquet")
+    with pytest.raises(NanstatsError, match="b.parquet: a symbolic link"):
+        nanstats.spark.index_files(spark, str(tmp_path))
+
+
+def test_a_big_file_is_indexed_by_several_tasks(spark, lake) -> None:
+    from nanstats.spark.splits import file_splits
+
+    path = list_parquet_files(str(lake))[0]
+    size = os.path.getsize(path)
+    assert file_splits([path], size // 3).num_rows >= 3
+    whole = sorted(map(_exact, nanstats.spark.index_files(spark, path).collect()))
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(size // 3))
+    try:
+        split = sorted(map(_exact, nanstats.spark.index_files(spark, path).collect()))
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    assert split == whole and len(whole) > 6

@@ -135,3 +135,126 @@ def test_group_keys_keep_their_type(spark) -> None:
     out = nanstats.spark.summary(df, by="k")
     assert out.schema["k"].dataType.simpleString() == "int"
     assert sorted((r.k, r.nan_count) for r in out.collect()) == [(1, 1), (2, 0)]
+
+
+def _expected_by_key(keys: list, values: pa.Array) -> dict:
+    """Core statistics per key, keys equal as Spark groups them (NaN one key, -0.0 == 0.0)."""
+    def norm(k):
+        if isinstance(k, float):
+            return "nan" if k != k else k + 0.0
+        return k
+
+    out = {}
+    for k in {norm(k) for k in keys}:
+        rows = [i for i, key in enumerate(keys) if norm(key) == k]
+        out[k] = nanstats.summary(values.take(pa.array(rows, pa.int64())))
+    return out
+
+
+@pytest.mark.parametrize("ddl", ["int", "smallint", "tinyint", "bigint", "string", "float",
+                                 "double", "boolean"])
+def test_group_keys_of_every_kind(spark, ddl) -> None:
+    # int/short/byte keys once failed in Spark's Arrow vectors; float keys with
+    # DUPLICATED_FIELD_NAME_IN_ARROW_STRUCT (the key was also described).
+    rng = np.random.default_rng(11)
+    n = 3000
+    raw = rng.integers(-3, 4, n)
+    key_values: list = {
+        "string": [f"s{k}" for k in raw], "boolean": [bool(k > 0) for k in raw],
+        "float": [float(k) / 2 for k in raw], "double": [float(k) / 2 for k in raw],
+    }.get(ddl, [int(k) for k in raw])
+    if ddl in ("float", "double"):
+        key_values[:30] = [float("nan")] * 10 + [-0.0] * 10 + [0.0] * 10
+    key_values[-7:] = [None] * 7
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.1] = np.nan
+    arrow_type = {"int": pa.int32(), "smallint": pa.int16(), "tinyint": pa.int8(),
+                  "bigint": pa.int64(), "string": pa.string(), "float": pa.float32(),
+                  "double": pa.float64(), "boolean": pa.bool_()}[ddl]
+    table = pa.table({"k": pa.array(key_values, arrow_type), "x": pa.array(x, mask=x > 1.5)})
+    df = spark.createDataFrame(table)
+    out = nanstats.spark.summary(df, by="k")
+    assert out.schema["k"].dataType.simpleString() == ddl
+    got = out.collect()
+    assert {r.column for r in got} == {"x"}  # a float key is a key, not described
+    keys = table.column("k").to_pylist()
+    if ddl == "float":  # the keys Spark compares are the float32 values
+        keys = [None if k is None else float(np.float32(k)) for k in keys]
+    expected = _expected_by_key(keys, table.column("x"))
+    assert len(got) == len(expected)
+    for r in got:
+        k = r.k if not isinstance(r.k, float) else ("nan" if r.k != r.k else r.k + 0.0)
+        s = expected[k]
+        assert (r.num_values, r.null_count, r.nan_count, r.min_bits % (1 << 64),
+                r.max_bits % (1 << 64)) == (s.num_values, s.null_count, s.nan_count,
+                                            s.min_bits, s.max_bits)
+
+
+def test_a_float_key_can_also_be_described(spark) -> None:
+    df = spark.createDataFrame([(1.0, 2.0), (1.0, float("nan")), (2.0, -0.0)], "k double, x double")
+    rows = nanstats.spark.summary(df, ["k", "x"], by="k").collect()
+    got = sorted((r.k, r.column, r.num_values, r.nan_count) for r in rows)
+    assert got == [(1.0, "k", 2, 0), (1.0, "x", 2, 1), (2.0, "k", 1, 0), (2.0, "x", 1, 0)]
+    with pytest.raises(ValueError, match="no group column 'z'"):
+        nanstats.spark.summary(df, by="z")
+    with pytest.raises(ValueError, match="besides its group columns"):
+        nanstats.spark.summary(df.select("k"), by="k")
+
+
+def test_partition_keys_and_a_folder_with_a_space(spark, tmp_path) -> None:
+    # Spark infers day=0 as an int partition column; inputFiles() gives
+    # percent-escaped URIs (odd%20lake), which the file path decodes.
+    import pyarrow.parquet as papq
+
+    lake = tmp_path / "odd lake"
+    rng = np.random.default_rng(5)
+    tables = {}
+    for day in range(3):
+        (lake / f"day={day}").mkdir(parents=True)
+        x = rng.normal(size=500)
+        x[rng.random(500) < 0.2] = -np.nan
+        tables[day] = pa.table({"x": x})
+        papq.write_table(tables[day], lake / f"day={day}" / "part-0.parquet")
+    df = spark.read.parquet(str(lake))
+    assert any("%20" in f for f in df.inputFiles())
+    from nanstats.spark.summary import file_keys, plain_parquet_files
+
+    files = plain_parquet_files(df)
+    assert file_keys(df, ["day"], ["x"], files[0]).from_folders == (True,)  # the file path
+    assert file_keys(df.withColumnRenamed("x", "y"), ["day"], ["y"], files[0]) is None
+    by_day = {r.day: r for r in nanstats.spark.summary(df, by="day").collect()}
+    assert df.schema["day"].dataType.simpleString() == "int"
+    for day, table in tables.items():
+        s = nanstats.summary(table.column("x"))
+        assert (by_day[day].neg_nan_count, by_day[day].min_bits % (1 << 64)) == (
+            s.neg_nan_count, s.min_bits)
+    whole = nanstats.spark.summary(df).collect()[0]
+    assert whole == nanstats.spark.summary(df, read_files=False).collect()[0]
+    assert whole.num_values == 1500
+
+
+def test_a_big_file_is_read_by_several_tasks(spark, tmp_path) -> None:
+    import pyarrow.parquet as papq
+
+    from nanstats.spark.splits import file_splits, split_row_groups
+
+    _, table = _frame(spark, n=20_000, seed=12)
+    path = tmp_path / "big.parquet"
+    papq.write_table(table, path, row_group_size=1000)
+    size = path.stat().st_size
+    splits = file_splits([str(path)], size // 5).num_rows
+    groups = [split_row_groups(papq.ParquetFile(path).metadata, i, splits, size)
+              for i in range(splits)]
+    assert sorted(sum(groups, [])) == list(range(20))  # every row group once
+    assert sum(1 for g in groups if g) >= 4
+    df = spark.read.parquet(str(path))
+    fields = ["column", "num_values", "null_count", "pos_nan_count", "neg_nan_count",
+              "min_bits", "max_bits"]
+    whole = sorted(tuple(r[f] for f in fields) for r in nanstats.spark.summary(df).collect())
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(size // 5))
+    try:
+        split = sorted(tuple(r[f] for f in fields) for r in nanstats.spark.summary(df).collect())
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    assert split == whole
+    assert sum(r[1] for r in split if r[0] == "x") == 20_000

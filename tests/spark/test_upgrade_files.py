@@ -63,3 +63,49 @@ def test_upgrade_files_refuses_a_table(spark, tmp_path) -> None:
         with pytest.raises(UnsupportedTableError, match="without the table's log"):
             nanstats.spark.upgrade_files(spark, src, str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
+
+
+def test_a_retry_removes_what_a_killed_attempt_left(spark, tmp_path) -> None:
+    # Attempt 1 is killed (SIGKILL, as a lost executor) in the middle of its
+    # write: its temporary file stays.  The retry's commit removes it.
+    import os
+    import subprocess
+    import sys
+
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.mkdir()
+    x = np.random.default_rng(1).normal(size=50_000)
+    papq.write_table(pa.table({"x": x}), src / "a.parquet", row_group_size=5000)
+    killed = subprocess.run(
+        [sys.executable, "-c",
+         "import os, signal, sys\n"
+         "from nanstats.spark.upgrade import upgrade_one\n"
+         "def die(done, total):\n"
+         "    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
+         "upgrade_one(sys.argv[1], sys.argv[2], 'ieee754', 1, progress=die)\n",
+         str(src / "a.parquet"), str(dst / "a.parquet")],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=120)
+    assert killed.returncode == -9
+    left = sorted(os.listdir(dst))
+    assert len(left) == 1 and left[0].startswith("..a.parquet.attempt-1.nanstats-part.")
+    rows = nanstats.spark.upgrade_files(spark, str(src), str(dst)).collect()
+    assert [r.error for r in rows] == [None]
+    assert sorted(os.listdir(dst)) == ["a.parquet"]
+    np.testing.assert_array_equal(papq.read_table(dst / "a.parquet")["x"].to_numpy(), x)
+
+
+def test_listing_problems_are_rows(spark, tmp_path) -> None:
+    import os
+
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.mkdir()
+    papq.write_table(pa.table({"x": [1.0]}), src / "a.parquet")
+    os.symlink(tmp_path / "nowhere.parquet", src / "b.parquet")
+    rows = {os.path.basename(r.src): r
+            for r in nanstats.spark.upgrade_files(spark, str(src), str(dst)).collect()}
+    assert rows["a.parquet"].error is None
+    assert rows["b.parquet"].dst is None
+    assert rows["b.parquet"].error.startswith("dangling_link: a symbolic link to")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no Parquet file"):
+        nanstats.spark.upgrade_files(spark, str(tmp_path / "empty"), str(dst))
