@@ -1,0 +1,126 @@
+"""The read path through Spark's own Parquet reader: only what the plan keeps, in the JVM.
+
+A :class:`~nanstats.spark.scan.ScanPlan` says which files, row groups and
+row ranges may hold a matching row.  This path hands Spark's vectorized
+reader just the kept files, with the kept runs said as key boxes
+(:mod:`nanstats.spark.key_ranges`) that Spark pushes down to skip row groups
+and pages by the files' integer statistics, and the exact predicate on top,
+written so that Spark does not push its float conditions down (it would
+trust the writers' float statistics and lose NaN rows).  Decoding, column
+pruning and the filter all stay in the JVM; the rows are those of Spark's
+full scan with the same filter.
+
+>>> import os, tempfile, numpy as np, pyarrow as pa, pyarrow.parquet as papq
+>>> from nanstats.spark.scan import plan_scan
+>>> from nanstats.spark.session import local_session
+>>> folder = tempfile.mkdtemp()
+>>> for i in range(2):
+...     papq.write_table(pa.table({"t": np.arange(100) + 100 * i, "x": np.r_[np.arange(99.0), np.nan]}),
+...                      os.path.join(folder, f"p{i}.parquet"), write_page_index=True)
+>>> plan = plan_scan(folder, "x > 97")
+>>> spark = local_session()
+>>> df = native_frame(spark, folder, plan)
+>>> sorted(r.t for r in df.collect())
+[98, 99, 198, 199]
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from nanstats.metadata.footer import read_footer
+from nanstats.prune.binding import bind
+from nanstats.prune.parser import parse
+from nanstats.prune.profiles import EngineProfile, profile
+from nanstats.spark.key_ranges import KeyRanges, file_key_ranges, ranges_sql
+from nanstats.spark.sql import to_spark_sql
+
+__all__ = ["native_frame", "native_sql", "plan_key_ranges"]
+
+#: Ranges over all files together (the filter is evaluated on every row read).
+MAX_RANGES = 16
+#: Key ranges are used only when they leave at most this share of the kept
+#: files' rows to read (else reading the key column costs more than it saves).
+KEY_RANGES_WORTH = 0.75
+
+
+def plan_key_ranges(plan: Any) -> list[KeyRanges]:
+    """Key ranges for every kept file of a plan, or none when they would not pay.
+
+    None when some kept file has no integer column bounding its kept rows, or
+    when the ranges leave more than ``KEY_RANGES_WORTH`` of the kept files'
+    rows to read.
+
+    >>> import os, tempfile, numpy as np, pyarrow as pa
+    >>> from nanstats.parquet.writing import write_table
+    >>> from nanstats.spark.scan import plan_scan
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_table(pa.table({"t": np.arange(10), "x": np.arange(10.0)}),
+    ...                 os.path.join(folder, "a.parquet"), row_group_size=5)
+    >>> plan_key_ranges(plan_scan(folder, "x > 7"))   # NaN-free: the file says so
+    [KeyRanges(t: [5, 9])]
+    """
+    files = plan.files
+    if not files:
+        return []
+    per_file = max(1, MAX_RANGES // len(files))
+    out: list[KeyRanges] = []
+    total = 0
+    for path in files:
+        found = file_key_ranges(path, plan.selections[path], per_file)
+        if found is None:
+            return []
+        out.append(found)
+        total += int(read_footer(path).metadata.num_rows or 0)
+    if sum(k.rows for k in out) > KEY_RANGES_WORTH * total:
+        return []
+    return out
+
+
+def native_sql(plan: Any, semantics: str | EngineProfile = "spark") -> str:
+    """The exact filter in Spark SQL with float columns kept from Spark's pushdown.
+
+    ValueError when Spark SQL cannot say the predicate under ``semantics``.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> from nanstats.spark.scan import plan_scan
+    >>> folder = tempfile.mkdtemp()
+    >>> papq.write_table(pa.table({"n": [1], "x": [1.0]}), os.path.join(folder, "a.parquet"))
+    >>> native_sql(plan_scan(folder, "x > 0.5 and n == 1"))
+    '(((`x` + 0.0D) > 0.5D) AND (`n` = 1))'
+    """
+    prof = profile(semantics)
+    pred = parse(plan.predicate)
+    widths: dict[str, int] = {}
+    floats: set[str] = set()
+    for path in plan.files or plan.all_files[:1]:
+        footer = read_footer(path)
+        for leaf in footer.float_columns:
+            floats.add(leaf.name)
+            widths[leaf.name] = leaf.float_type.width if leaf.float_type else 64
+    return to_spark_sql(bind(pred, widths, prof), prof, opaque=floats)
+
+
+def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
+                 schema: Any = None, keys: list[KeyRanges] | None = None) -> Any:
+    """A DataFrame of the plan's rows read by Spark's own reader (see the module example).
+
+    ``schema`` (Spark's schema of the whole lake) is read from ``root`` when
+    not given; ``keys`` default to :func:`plan_key_ranges`.
+    """
+    root = os.fspath(root)
+    if schema is None:
+        schema = spark.read.parquet(root).schema
+    if not plan.files:
+        return spark.createDataFrame([], schema)
+    condition = native_sql(plan, plan.semantics)
+    if keys is None:
+        keys = plan_key_ranges(plan)
+    reader = spark.read.schema(schema)
+    if os.path.isdir(root):  # partition columns (day=1/...) are found from the root
+        reader = reader.option("basePath", root)
+    df = reader.parquet(*plan.files)
+    if keys:
+        df = df.where(ranges_sql(keys))
+    return df.where(condition)
