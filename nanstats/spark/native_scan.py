@@ -40,17 +40,17 @@ __all__ = ["native_frame", "native_sql", "plan_key_ranges"]
 
 #: Ranges over all files together (the filter is evaluated on every row read).
 MAX_RANGES = 16
-#: Key ranges are used only when they leave at most this share of the kept
-#: files' rows to read (else reading the key column costs more than it saves).
-KEY_RANGES_WORTH = 0.75
+#: Key ranges are used in a file only when they leave at most this share of
+#: its rows to read (else reading the key column costs more than it saves).
+KEY_RANGES_WORTH = 0.25
 
 
-def plan_key_ranges(plan: Any) -> list[KeyRanges]:
-    """Key ranges for every kept file of a plan, or none when they would not pay.
+def plan_key_ranges(plan: Any) -> dict[str, KeyRanges]:
+    """Key ranges for the kept files of a plan where they pay, by file.
 
-    None when some kept file has no integer column bounding its kept rows, or
-    when the ranges leave more than ``KEY_RANGES_WORTH`` of the kept files'
-    rows to read.
+    A file gets none when no integer column bounds its kept rows, or when
+    its ranges leave more than ``KEY_RANGES_WORTH`` of its rows to read
+    (reading the key column too would cost more than it saves).
 
     >>> import os, tempfile, numpy as np, pyarrow as pa
     >>> from nanstats.parquet.writing import write_table
@@ -58,23 +58,19 @@ def plan_key_ranges(plan: Any) -> list[KeyRanges]:
     >>> folder = tempfile.mkdtemp()
     >>> _ = write_table(pa.table({"t": np.arange(10), "x": np.arange(10.0)}),
     ...                 os.path.join(folder, "a.parquet"), row_group_size=5)
-    >>> plan_key_ranges(plan_scan(folder, "x > 7"))   # NaN-free: the file says so
+    >>> list(plan_key_ranges(plan_scan(folder, "x > 7")).values())   # NaN-free: the file says so
     [KeyRanges(t: [5, 9])]
     """
     files = plan.files
     if not files:
-        return []
+        return {}
     per_file = max(1, MAX_RANGES // len(files))
-    out: list[KeyRanges] = []
-    total = 0
+    out: dict[str, KeyRanges] = {}
     for path in files:
         found = file_key_ranges(path, plan.selections[path], per_file)
-        if found is None:
-            return []
-        out.append(found)
-        total += int(read_footer(path).metadata.num_rows or 0)
-    if sum(k.rows for k in out) > KEY_RANGES_WORTH * total:
-        return []
+        rows = int(read_footer(path).metadata.num_rows or 0)
+        if found is not None and found.rows <= KEY_RANGES_WORTH * rows:
+            out[path] = found
     return out
 
 
@@ -103,7 +99,7 @@ def native_sql(plan: Any, semantics: str | EngineProfile = "spark") -> str:
 
 
 def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
-                 schema: Any = None, keys: list[KeyRanges] | None = None) -> Any:
+                 schema: Any = None, keys: dict[str, KeyRanges] | None = None) -> Any:
     """A DataFrame of the plan's rows read by Spark's own reader (see the module example).
 
     ``schema`` (Spark's schema of the whole lake) is read from ``root`` when
@@ -120,7 +116,12 @@ def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
     reader = spark.read.schema(schema)
     if os.path.isdir(root):  # partition columns (day=1/...) are found from the root
         reader = reader.option("basePath", root)
-    df = reader.parquet(*plan.files)
-    if keys:
-        df = df.where(ranges_sql(keys))
+    ranged = [f for f in plan.files if f in keys]
+    whole = [f for f in plan.files if f not in keys]
+    parts = []
+    if ranged:
+        parts.append(reader.parquet(*ranged).where(ranges_sql([keys[f] for f in ranged])))
+    if whole:
+        parts.append(reader.parquet(*whole))
+    df = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
     return df.where(condition)
