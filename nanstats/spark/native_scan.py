@@ -106,13 +106,17 @@ def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
     not given; ``keys`` default to :func:`plan_key_ranges`.
     """
     root = os.fspath(root)
+    if keys is None:
+        keys = plan_key_ranges(plan)
+    if plan.files and len(plan.files) == len(plan.all_files) and not keys:
+        # Every file is read whole: the lake as Spark lists it (one listing, no
+        # schema read beforehand), the exact filter on top.
+        return spark.read.parquet(root).where(native_sql(plan, plan.semantics))
     if schema is None:
         schema = spark.read.parquet(root).schema
     if not plan.files:
         return spark.createDataFrame([], schema)
     condition = native_sql(plan, plan.semantics)
-    if keys is None:
-        keys = plan_key_ranges(plan)
     reader = spark.read.schema(schema)
     if os.path.isdir(root):  # partition columns (day=1/...) are found from the root
         reader = reader.option("basePath", root)

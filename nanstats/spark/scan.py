@@ -342,12 +342,11 @@ def read(spark: Any, path: str, predicate: Expr | str,
     if scan_plan is None:
         scan_plan = plan_scan(index if index is not None else path, pred, prof,
                               path=path if index is not None else None)
-    spark_schema = spark.read.parquet(path).schema
     if method == "auto":
         method = choose_method(scan_plan)
     if method == "native":
-        return native_frame(spark, path, scan_plan, schema=spark_schema)
-    return arrow_frame(spark, path, scan_plan, spark_schema)
+        return native_frame(spark, path, scan_plan)
+    return arrow_frame(spark, path, scan_plan, spark.read.parquet(path).schema)
 
 
 def choose_method(scan_plan: ScanPlan) -> str:
