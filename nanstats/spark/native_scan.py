@@ -2,13 +2,16 @@
 
 A :class:`~nanstats.spark.scan.ScanPlan` says which files, row groups and
 row ranges may hold a matching row.  This path hands Spark's vectorized
-reader just the kept files, with the kept runs said as key boxes
-(:mod:`nanstats.spark.key_ranges`) that Spark pushes down to skip row groups
-and pages by the files' integer statistics, and the exact predicate on top,
-written so that Spark does not push its float conditions down (it would
-trust the writers' float statistics and lose NaN rows).  Decoding, column
-pruning and the filter all stay in the JVM; the rows are those of Spark's
-full scan with the same filter.
+reader just the kept files (the lake as Spark lists it when every file is
+kept), and the exact predicate on top, written so that Spark does not push
+its float conditions down (it would trust the writers' float statistics and
+lose NaN rows).  In files where ranges of an integer column
+(:mod:`nanstats.spark.key_ranges`) leave at most a quarter of the rows to
+read, those ranges are added as a filter Spark does push down, so that its
+reader skips row groups and pages by the files' integer statistics; the
+other kept files are read whole and the two scans unioned.  Decoding,
+column pruning and the filter all stay in the JVM; the rows are those of
+Spark's full scan with the same filter.
 
 >>> import os, tempfile, numpy as np, pyarrow as pa, pyarrow.parquet as papq
 >>> from nanstats.spark.scan import plan_scan
@@ -30,7 +33,9 @@ import os
 from typing import Any
 
 from nanstats.metadata.footer import read_footer
+from nanstats.prune import expressions as ex
 from nanstats.prune.binding import bind
+from nanstats.prune.expressions import Expr
 from nanstats.prune.parser import parse
 from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.spark.key_ranges import KeyRanges, file_key_ranges, ranges_sql
@@ -56,10 +61,10 @@ def plan_key_ranges(plan: Any) -> dict[str, KeyRanges]:
     >>> from nanstats.parquet.writing import write_table
     >>> from nanstats.spark.scan import plan_scan
     >>> folder = tempfile.mkdtemp()
-    >>> _ = write_table(pa.table({"t": np.arange(10), "x": np.arange(10.0)}),
-    ...                 os.path.join(folder, "a.parquet"), row_group_size=5)
-    >>> list(plan_key_ranges(plan_scan(folder, "x > 7")).values())   # NaN-free: the file says so
-    [KeyRanges(t: [5, 9])]
+    >>> _ = write_table(pa.table({"t": np.arange(40), "x": np.arange(40.0)}),
+    ...                 os.path.join(folder, "a.parquet"), row_group_size=10)
+    >>> list(plan_key_ranges(plan_scan(folder, "x > 37")).values())   # NaN-free: the file says so
+    [KeyRanges(t: [30, 39])]
     """
     files = plan.files
     if not files:
@@ -84,7 +89,7 @@ def native_sql(plan: Any, semantics: str | EngineProfile = "spark") -> str:
     >>> folder = tempfile.mkdtemp()
     >>> papq.write_table(pa.table({"n": [1], "x": [1.0]}), os.path.join(folder, "a.parquet"))
     >>> native_sql(plan_scan(folder, "x > 0.5 and n == 1"))
-    '(((`x` + 0.0D) > 0.5D) AND (`n` = 1))'
+    'coalesce(((`x` + 0.0D) > 0.5D), false) AND (`n` = 1)'
     """
     prof = profile(semantics)
     pred = parse(plan.predicate)
@@ -95,7 +100,21 @@ def native_sql(plan: Any, semantics: str | EngineProfile = "spark") -> str:
         for leaf in footer.float_columns:
             floats.add(leaf.name)
             widths[leaf.name] = leaf.float_type.width if leaf.float_type else 64
-    return to_spark_sql(bind(pred, widths, prof), prof, opaque=floats)
+    # Conjuncts on float columns go in coalesce(..., false): the same rows (a
+    # null condition drops the row either way), but not null-intolerant, so
+    # Spark infers no IsNotNull to push from them and, with nothing pushed,
+    # its reader reads no page index.  Other conjuncts are pushed as usual.
+    parts = []
+    for conjunct in _conjuncts(bind(pred, widths, prof)):
+        sql = to_spark_sql(conjunct, prof, opaque=floats)
+        parts.append(f"coalesce({sql}, false)" if conjunct.columns() & floats else sql)
+    return " AND ".join(parts)
+
+
+def _conjuncts(e: Expr) -> list[Expr]:
+    if isinstance(e, ex.And):
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
 
 
 def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,

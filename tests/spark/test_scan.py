@@ -93,8 +93,7 @@ def test_native_read_pushes_no_float_condition(spark, lake) -> None:
     df = read(spark, root, "temperature > 27 and sensor == 3", index=index, method="native")
     plan = df._jdf.queryExecution().executedPlan().toString()
     pushed = plan.split("PushedFilters: [")[1].split("]")[0]
-    assert "sensor" in pushed and "temperature" in pushed  # IsNotNull(temperature) is safe
-    assert "GreaterThan(temperature" not in pushed
+    assert "EqualTo(sensor,3)" in pushed and "temperature" not in pushed
 
 
 def test_read_method_is_checked(spark, lake) -> None:
