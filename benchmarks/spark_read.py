@@ -155,9 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
     from demo.measure import SESSION_CONF
     from nanstats.spark.session import local_session
 
+    own_session = SparkSession.getActiveSession() is None
     spark = local_session(args.master, "nanstats-spark-read",
                           spark_ui_showConsoleProgress="false",
                           **{k.replace(".", "_"): v for k, v in SESSION_CONF.items()})
@@ -168,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         results = run(spark, paths, args.query or list(QUERIES), args.repeat)
         ok = report(results, args.rows, args.repeat)
     finally:
-        spark.stop()
+        if own_session:
+            spark.stop()
     return 0 if ok else 1
 
 

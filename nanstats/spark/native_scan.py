@@ -72,9 +72,11 @@ def plan_key_ranges(plan: Any) -> dict[str, KeyRanges]:
     per_file = max(1, MAX_RANGES // len(files))
     out: dict[str, KeyRanges] = {}
     for path in files:
-        found = file_key_ranges(path, plan.selections[path], per_file)
-        rows = int(read_footer(path).metadata.num_rows or 0)
-        if found is not None and found.rows <= KEY_RANGES_WORTH * rows:
+        selection = plan.selections[path]
+        if selection.num_rows > KEY_RANGES_WORTH * selection.total_rows:
+            continue  # ranges cannot leave fewer rows than the plan keeps
+        found = file_key_ranges(path, selection, per_file)
+        if found is not None and found.rows <= KEY_RANGES_WORTH * selection.total_rows:
             out[path] = found
     return out
 
@@ -93,13 +95,12 @@ def native_sql(plan: Any, semantics: str | EngineProfile = "spark") -> str:
     """
     prof = profile(semantics)
     pred = parse(plan.predicate)
-    widths: dict[str, int] = {}
-    floats: set[str] = set()
-    for path in plan.files or plan.all_files[:1]:
-        footer = read_footer(path)
-        for leaf in footer.float_columns:
-            floats.add(leaf.name)
-            widths[leaf.name] = leaf.float_type.width if leaf.float_type else 64
+    widths: dict[str, int] = dict(plan.float_widths)
+    if not widths:  # a plan made without them: the files say
+        for path in plan.files or plan.all_files[:1]:
+            for leaf in read_footer(path).float_columns:
+                widths[leaf.name] = leaf.float_type.width if leaf.float_type else 64
+    floats = set(widths)
     # Conjuncts on float columns go in coalesce(..., false): the same rows (a
     # null condition drops the row either way), but not null-intolerant, so
     # Spark infers no IsNotNull to push from them and, with nothing pushed,

@@ -31,7 +31,7 @@ import json
 import os
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -69,6 +69,8 @@ class ScanPlan:
     all_files: tuple[str, ...]
     row_groups_total: int
     rows_total: int
+    #: Width in bits of each float column of the files (for literal typing).
+    float_widths: dict[str, int] = field(default_factory=dict)
 
     @property
     def files(self) -> list[str]:
@@ -95,7 +97,7 @@ class ScanPlan:
         return {"predicate": self.predicate, "semantics": self.semantics,
                 "files": {p: s.to_dict() for p, s in self.selections.items()},
                 "files_total": len(self.all_files), "row_groups_total": self.row_groups_total,
-                "rows_total": self.rows_total}
+                "rows_total": self.rows_total, "float_widths": dict(self.float_widths)}
 
     def __repr__(self) -> str:
         return (f"ScanPlan({self.predicate} under {self.semantics}: "
@@ -292,18 +294,22 @@ def plan_scan(index_or_path: Any, predicate: Expr | str,
         exact = sources_from_index(index_or_path, sorted(names))
         files = list_parquet_files(path) if path is not None else sorted(exact)
     selections: dict[str, RowSelection] = {}
+    widths: dict[str, int] = {}
     groups_total = rows_total = 0
     for f in files:
         file_src = _file_source(f)
         layers: list[Any] = [exact[f], file_src] if f in exact else [file_src]
         src = LayeredSource(layers)
-        report = plan(src, bind(pred, file_src.source.float_widths(), prof), prof, detail=False,
+        file_widths = file_src.source.float_widths()
+        widths.update(file_widths)
+        report = plan(src, bind(pred, file_widths, prof), prof, detail=False,
                       name=f)
         groups_total += len(report.row_groups)
         rows_total += report.selection.total_rows
         if report.selection.ranges:
             selections[f] = report.selection
-    return ScanPlan(repr(pred), prof.name, selections, tuple(files), groups_total, rows_total)
+    return ScanPlan(repr(pred), prof.name, selections, tuple(files), groups_total, rows_total,
+                    widths)
 
 
 def read(spark: Any, path: str, predicate: Expr | str,
