@@ -8,7 +8,7 @@ from demo import job as demo
 
 
 def test_demo_runs_on_a_small_lake(spark, tmp_path, capsys) -> None:
-    code = demo.main(["--rows", "120000", "--output", str(tmp_path)])
+    code = demo.main(["--rows", "120000", "--repeat", "1", "--output", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0
     assert "generated a lake of 120,000 readings" in out
