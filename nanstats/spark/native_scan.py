@@ -6,7 +6,7 @@ reader just the kept files (the lake as Spark lists it when every file is
 kept), and the exact predicate on top, written so that Spark does not push
 its float conditions down (it would trust the writers' float statistics and
 lose NaN rows).  In files where ranges of an integer column
-(:mod:`nanstats.spark.key_ranges`) leave at most a quarter of the rows to
+(``nanstats.spark.key_ranges``) leave at most a quarter of the rows to
 read, those ranges are added as a filter Spark does push down, so that its
 reader skips row groups and pages by the files' integer statistics; the
 other kept files are read whole and the two scans unioned.  Decoding,

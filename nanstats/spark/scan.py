@@ -322,9 +322,9 @@ def read(spark: Any, path: str, predicate: Expr | str,
     :func:`plan_scan` may be passed as ``scan_plan``.  ``method`` picks the
     read path: ``"native"`` (Spark's own Parquet reader over the kept files,
     row groups and pages skipped through the files' integer statistics, see
-    :mod:`nanstats.spark.native_scan`), ``"arrow"`` (pyarrow on the
+    ``nanstats.spark.native_scan``), ``"arrow"`` (pyarrow on the
     executors reads exactly the planned pages, see
-    :mod:`nanstats.spark.arrow_scan`) or ``"auto"`` (:func:`choose_method`).
+    ``nanstats.spark.arrow_scan``) or ``"auto"`` (:func:`~nanstats.spark.scan.choose_method`).
     Its result equals Spark's full scan with the same filter (see the module
     example):
 
