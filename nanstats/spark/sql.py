@@ -21,6 +21,7 @@ infinities, so predicates that divide by a column or by zero differ.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from nanstats.core.floats import nan_sign
 from nanstats.prune import expressions as ex
@@ -55,13 +56,17 @@ def _literal(v: object) -> str:
 class _SparkSql(ExprVisitor[str]):
     """The Spark SQL text of each node."""
 
-    __slots__ = ("profile",)
+    __slots__ = ("opaque", "profile")
 
-    def __init__(self, prof: EngineProfile) -> None:
+    def __init__(self, prof: EngineProfile, opaque: frozenset[str] = frozenset()) -> None:
         self.profile = prof
+        self.opaque = opaque
 
     def visit_col(self, e: ex.Col) -> str:
-        return ".".join(f"`{part}`" for part in e.name.split("."))
+        name = ".".join(f"`{part}`" for part in e.name.split("."))
+        # x + 0.0 is x for every comparison, isnan and IS NULL in Spark (-0.0 = 0.0
+        # there), but it is not a column: Spark does not push it to the reader.
+        return f"({name} + 0.0D)" if e.name in self.opaque else name
 
     def visit_lit(self, e: ex.Lit) -> str:
         return _literal(e.value)
@@ -101,14 +106,22 @@ class _SparkSql(ExprVisitor[str]):
         return f"(NOT {self.visit(e.operand)})"
 
 
-def to_spark_sql(e: Expr, semantics: str | EngineProfile = "spark") -> str:
+def to_spark_sql(e: Expr, semantics: str | EngineProfile = "spark", *,
+                 opaque: Iterable[str] = ()) -> str:
     """The Spark SQL text of a predicate or value expression, under an engine profile.
+
+    Columns named in ``opaque`` (float columns whose statistics Spark must
+    not trust) are written as ``(x + 0.0D)``: the same value in every
+    comparison, but no longer a plain column, so Spark's Parquet reader is
+    not given the condition to skip row groups and pages with.
 
     >>> from nanstats.prune.expressions import col, is_nan
     >>> to_spark_sql(-col("s.x") / 2 <= 1)
     '(((- `s`.`x`) / 2) <= 1)'
     >>> to_spark_sql(~is_nan(col("x")), "duckdb")
     '(NOT (CASE WHEN `x` IS NULL THEN NULL ELSE isnan(`x`) END))'
+    >>> to_spark_sql((col("x") > 1) & (col("n") == 2), opaque=["x"])
+    '(((`x` + 0.0D) > 1) AND (`n` = 2))'
     >>> to_spark_sql(col("x") > 1, "ieee")
     Traceback (most recent call last):
     ...
@@ -121,4 +134,4 @@ def to_spark_sql(e: Expr, semantics: str | EngineProfile = "spark") -> str:
     if prof.nan_is_missing:
         raise ValueError(f"Spark SQL tells NaN from null; it cannot evaluate a predicate "
                          f"under {prof.name!r}")
-    return _SparkSql(prof).visit(e)
+    return _SparkSql(prof, frozenset(opaque)).visit(e)

@@ -10,11 +10,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from demo.job import QUERIES as DEMO_QUERIES
 from demo.lake import make_lake
 from nanstats.parquet.writing import write_table
 from nanstats.prune.parser import parse
 from nanstats.prune.row_filter import filter_mask
-from nanstats.spark import index_files, plan_scan, read
+from nanstats.spark import index_files, plan_scan, read, upgrade_files
 from nanstats.spark.sql import to_spark_sql
 from nanstats.testing.predicate_oracle import random_predicate
 
@@ -34,6 +35,71 @@ def lake(spark, tmp_path_factory):
     make_lake(spark, root, rows=60_000, days=2)
     index = index_files(spark, root).toArrow()
     return root, index
+
+
+@pytest.fixture(scope="module")
+def lakes(spark, lake, tmp_path_factory):
+    """The legacy lake and its upgraded copy, each with its index."""
+    root, index = lake
+    upgraded = str(tmp_path_factory.mktemp("upgraded"))
+    assert not [r for r in upgrade_files(spark, root, upgraded).collect() if r.error]
+    return {"legacy": (root, index), "upgraded": (upgraded, index_files(spark, upgraded).toArrow())}
+
+
+def _same_rows(ours, full) -> bool:
+    return ours.count() == full.count() and ours.exceptAll(full).isEmpty() \
+        and full.exceptAll(ours).isEmpty()
+
+
+@pytest.mark.parametrize("method", ["native", "arrow"])
+@pytest.mark.parametrize("which", ["legacy", "upgraded"])
+@pytest.mark.parametrize("query", sorted(set(DEMO_QUERIES) | set(QUERIES)))
+def test_every_read_path_returns_spark_correct_rows(spark, lakes, which, method, query) -> None:
+    """Both paths, both lakes, with Spark's pushdown left on (its default) while reading."""
+    root, index = lakes[which]
+    pred = parse(query)
+    ours = read(spark, root, pred, index=index, method=method)
+    previous = spark.conf.get("spark.sql.parquet.filterPushdown")
+    try:
+        spark.conf.set("spark.sql.parquet.filterPushdown", "false")  # a true full scan
+        full = spark.read.parquet(root).where(to_spark_sql(pred))
+        want = full.count()
+        spark.conf.set("spark.sql.parquet.filterPushdown", "true")
+        assert ours.count() == want
+        spark.conf.set("spark.sql.parquet.filterPushdown", "false")
+        assert _same_rows(ours, full)
+    finally:
+        spark.conf.set("spark.sql.parquet.filterPushdown", previous)
+
+
+def test_native_read_keeps_rows_spark_pushdown_loses(spark, lake) -> None:
+    """On the legacy lake Spark's pushdown loses NaN rows; the native path does not."""
+    root, index = lake
+    sql = to_spark_sql(parse("temperature > 27"))
+    previous = spark.conf.get("spark.sql.parquet.filterPushdown")
+    try:
+        spark.conf.set("spark.sql.parquet.filterPushdown", "true")
+        pushed = spark.read.parquet(root).where(sql).count()
+        ours = read(spark, root, "temperature > 27", index=index, method="native").count()
+        spark.conf.set("spark.sql.parquet.filterPushdown", "false")
+        full = spark.read.parquet(root).where(sql).count()
+    finally:
+        spark.conf.set("spark.sql.parquet.filterPushdown", previous)
+    assert pushed < full == ours
+
+
+def test_native_read_pushes_no_float_condition(spark, lake) -> None:
+    root, index = lake
+    df = read(spark, root, "temperature > 27 and sensor == 3", index=index, method="native")
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    pushed = plan.split("PushedFilters: [")[1].split("]")[0]
+    assert "EqualTo(sensor,3)" in pushed and "temperature" not in pushed
+
+
+def test_read_method_is_checked(spark, lake) -> None:
+    root, _ = lake
+    with pytest.raises(ValueError, match="method"):
+        read(spark, root, "temperature > 27", method="fast")
 
 
 def _rows(df):

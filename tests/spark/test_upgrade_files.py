@@ -67,7 +67,7 @@ def test_upgrade_files_refuses_a_table(spark, tmp_path) -> None:
 
 def test_a_retry_removes_what_a_killed_attempt_left(spark, tmp_path) -> None:
     # Attempt 1 is killed (SIGKILL, as a lost executor) in the middle of its
-    # write: its temporary file stays.  The retry's commit removes it.
+    # write.  Where its temporary file stays, the retry's commit removes it.
     import os
     import subprocess
     import sys
@@ -76,16 +76,24 @@ def test_a_retry_removes_what_a_killed_attempt_left(spark, tmp_path) -> None:
     src.mkdir()
     x = np.random.default_rng(1).normal(size=50_000)
     papq.write_table(pa.table({"x": x}), src / "a.parquet", row_group_size=5000)
-    killed = subprocess.run(
-        [sys.executable, "-c",
-         "import os, signal, sys\n"
-         "from nanstats.spark.upgrade import upgrade_one\n"
-         "def die(done, total):\n"
-         "    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
-         "upgrade_one(sys.argv[1], sys.argv[2], 'ieee754', 1, progress=die)\n",
-         str(src / "a.parquet"), str(dst / "a.parquet")],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=120)
-    assert killed.returncode == -9
+
+    def kill_an_attempt(**env: str) -> None:
+        killed = subprocess.run(
+            [sys.executable, "-c",
+             "import os, signal, sys\n"
+             "from nanstats.spark.upgrade import upgrade_one\n"
+             "def die(done, total):\n"
+             "    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
+             "upgrade_one(sys.argv[1], sys.argv[2], 'ieee754', 1, progress=die)\n",
+             str(src / "a.parquet"), str(dst / "a.parquet")],
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **env}, timeout=120)
+        assert killed.returncode == -9
+
+    # On Linux the upgrade writes an unnamed file (O_TMPFILE): a kill leaves nothing.
+    kill_an_attempt()
+    assert os.listdir(dst) == []
+    # Elsewhere (as with NANSTATS_PORTABLE_IO=1) a named temporary stays behind.
+    kill_an_attempt(NANSTATS_PORTABLE_IO="1")
     left = sorted(os.listdir(dst))
     assert len(left) == 1 and left[0].startswith("..a.parquet.attempt-1.nanstats-part.")
     rows = nanstats.spark.upgrade_files(spark, str(src), str(dst)).collect()

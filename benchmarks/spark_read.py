@@ -1,0 +1,180 @@
+"""nanstats.spark.read against Spark's own scans of the same lake, interleaved, best of N.
+
+Builds (or reuses, under ``--work``) the demo's sensor lake
+(``demo.lake.make_lake``: half the days written by Spark, half by pyarrow,
+NaN bursts), an upgraded copy (``nanstats.spark.upgrade_files``) and its
+statistics table (``nanstats.spark.index_files``, kept in memory as Arrow),
+then for every query counts the matching rows three ways, in turn, ``--repeat``
+times, and keeps each one's best time:
+
+* Spark with its Parquet filter pushdown on (the default): it trusts the
+  writers' float statistics, so it may lose NaN rows (marked ``WRONG``);
+* Spark with pushdown off: the correct full scan, the reference;
+* ``nanstats.spark.read`` with the index (planning included).
+
+It prints rows, bytes read (Spark's input metrics), seconds, the share of
+float-column pages the plan keeps, the planning time, and the ratios the
+targets are about: nanstats over the correct scan (target <= 1.0 for every
+query, <= 0.5 when the plan keeps <= 20% of the pages) and planning over
+nanstats' read (target < 0.10).
+
+Usage: python benchmarks/spark_read.py [--rows 16000000] [--days 4] [--repeat 3]
+                                       [--work DIR] [--master local[2]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+from typing import Any
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+def prepare(spark: Any, work: str, rows: int, days: int) -> dict[str, str]:
+    """The legacy lake, its upgraded copy and the index under ``work`` (reused when there)."""
+    import nanstats.spark
+    from demo.lake import make_lake
+
+    paths = {"legacy": os.path.join(work, "legacy"), "upgraded": os.path.join(work, "upgraded"),
+             "index": os.path.join(work, "index")}
+    marker = os.path.join(work, "lake.json")
+    wanted = {"rows": rows, "days": days}
+    if os.path.exists(marker):
+        with open(marker) as f:
+            if json.load(f) == wanted:
+                return paths
+    os.makedirs(work, exist_ok=True)
+    make_lake(spark, paths["legacy"], rows=rows, days=days)
+    failed = [r for r in nanstats.spark.upgrade_files(spark, paths["legacy"],
+                                                      paths["upgraded"]).collect() if r.error]
+    if failed:
+        raise RuntimeError(f"upgrade failed: {failed}")
+    nanstats.spark.save_index(nanstats.spark.index_files(spark, paths["upgraded"]),
+                              paths["index"])
+    with open(marker, "w") as f:
+        json.dump(wanted, f)
+    return paths
+
+
+def run(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
+        ) -> list[dict[str, Any]]:
+    """Each query three ways, interleaved, best of ``repeat``."""
+    import nanstats.spark
+    from demo.job import page_share
+    from demo.measure import measure
+    from nanstats.prune.parser import parse
+    from nanstats.spark.sql import to_spark_sql
+
+    index = nanstats.spark.load_index(spark, paths["index"]).toArrow()
+    legacy, upgraded = paths["legacy"], paths["upgraded"]
+    previous = spark.conf.get("spark.sql.parquet.filterPushdown")
+    out = []
+    try:
+        for q in queries:
+            pred = parse(q)
+            sql = to_spark_sql(pred)
+            best: dict[str, Any] = {}
+
+            def keep(name: str, m: Any, best: dict[str, Any] = best) -> None:
+                if name not in best or m.seconds < best[name].seconds:
+                    best[name] = m
+
+            for _ in range(repeat):
+                spark.conf.set("spark.sql.parquet.filterPushdown", "true")
+                keep("pushdown", measure(spark, lambda sql=sql: spark.read.parquet(legacy)
+                                         .where(sql).count()))
+                spark.conf.set("spark.sql.parquet.filterPushdown", "false")
+                keep("full", measure(spark, lambda sql=sql: spark.read.parquet(legacy)
+                                     .where(sql).count()))
+                spark.conf.set("spark.sql.parquet.filterPushdown", previous)
+                t = time.perf_counter()
+                plan = nanstats.spark.plan_scan(index, pred, path=upgraded)
+                plan_seconds = time.perf_counter() - t
+                m = measure(spark, lambda plan=plan, pred=pred: nanstats.spark.read(
+                    spark, upgraded, pred, scan_plan=plan).count())
+                keep("nanstats", type(m)(m.result, m.seconds + plan_seconds, m.bytes_read))
+                if "plan" not in best or plan_seconds < best["plan"]:
+                    best["plan"] = plan_seconds
+                    best["plan_obj"] = plan
+            share = page_share(best["plan_obj"], index)
+            out.append({"query": q, "pages_kept": share,
+                        "plan_seconds": best["plan"],
+                        **{f"{k}_{f}": getattr(best[k], a) for k in ("pushdown", "full", "nanstats")
+                           for f, a in (("rows", "result"), ("seconds", "seconds"),
+                                        ("bytes", "bytes_read"))}})
+    finally:
+        spark.conf.set("spark.sql.parquet.filterPushdown", previous)
+    return out
+
+
+def report(results: list[dict[str, Any]], rows: int, repeat: int) -> bool:
+    """Print the table and the targets; True when every target holds."""
+    print(f"\n{rows:,}-row lake, best of {repeat}, interleaved; seconds include Spark's job "
+          "set-up; nanstats' include planning")
+    header = (f"{'query':<52} {'pages':>6} | {'pushdown on':>22} | {'pushdown off':>16} | "
+              f"{'nanstats':>16} | {'ratio':>5} {'plan':>5}")
+    print(header)
+    print("-" * len(header))
+    ok = True
+    for r in results:
+        wrong = r["pushdown_rows"] != r["full_rows"]
+        ratio = r["nanstats_seconds"] / r["full_seconds"]
+        plan_share = r["plan_seconds"] / r["nanstats_seconds"]
+        target = 0.5 if r["pages_kept"] <= 0.20 else 1.0
+        hit = ratio <= target and plan_share < 0.10 and r["nanstats_rows"] == r["full_rows"]
+        ok &= hit
+        print(f"{r['query']:<52} {r['pages_kept']:>6.0%} | "
+              f"{r['pushdown_rows']:>10,}{'!' if wrong else ' '} {r['pushdown_bytes'] / 1e6:>5.0f}MB "
+              f"{r['pushdown_seconds']:>4.2f}s | "
+              f"{r['full_bytes'] / 1e6:>5.0f}MB {r['full_seconds']:>5.2f}s | "
+              f"{r['nanstats_bytes'] / 1e6:>5.0f}MB {r['nanstats_seconds']:>5.2f}s | "
+              f"{ratio:>5.2f} {plan_share:>5.2f}{'' if hit else '  (target missed)'}")
+    print("\n! rows lost by Spark's pushdown (NaN rows its own semantics must return).")
+    print("ratio = nanstats / Spark pushdown off (target <= 1.0; <= 0.5 when pages <= 20%); "
+          "plan = planning / nanstats (target < 0.10)")
+    print("targets: " + ("all hold" if ok else "MISSED"))
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    from demo.job import QUERIES
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=16_000_000)
+    parser.add_argument("--days", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--work", help="where the lakes are kept (default: a temporary folder)")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--query", action="append", help="a query (default: the demo's)")
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    from demo.measure import SESSION_CONF
+    from nanstats.spark.session import local_session
+
+    own_session = SparkSession.getActiveSession() is None
+    spark = local_session(args.master, "nanstats-spark-read",
+                          spark_ui_showConsoleProgress="false",
+                          **{k.replace(".", "_"): v for k, v in SESSION_CONF.items()})
+    spark.sparkContext.setLogLevel("ERROR")
+    work = args.work or tempfile.mkdtemp(prefix="nanstats-spark-read-")
+    try:
+        paths = prepare(spark, work, args.rows, args.days)
+        results = run(spark, paths, args.query or list(QUERIES), args.repeat)
+        ok = report(results, args.rows, args.repeat)
+    finally:
+        if own_session:
+            spark.stop()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""The read path through Spark's own Parquet reader: only what the plan keeps, in the JVM.
+
+A :class:`~nanstats.spark.scan.ScanPlan` says which files, row groups and
+row ranges may hold a matching row.  This path hands Spark's vectorized
+reader just the kept files (the lake as Spark lists it when every file is
+kept), and the exact predicate on top, written so that Spark does not push
+its float conditions down (it would trust the writers' float statistics and
+lose NaN rows).  In files where ranges of an integer column
+(``nanstats.spark.key_ranges``) leave at most a quarter of the rows to
+read, those ranges are added as a filter Spark does push down, so that its
+reader skips row groups and pages by the files' integer statistics; the
+other kept files are read whole and the two scans unioned.  Decoding,
+column pruning and the filter all stay in the JVM; the rows are those of
+Spark's full scan with the same filter.
+
+>>> import os, tempfile, numpy as np, pyarrow as pa, pyarrow.parquet as papq
+>>> from nanstats.spark.scan import plan_scan
+>>> from nanstats.spark.session import local_session
+>>> folder = tempfile.mkdtemp()
+>>> for i in range(2):
+...     papq.write_table(pa.table({"t": np.arange(100) + 100 * i, "x": np.r_[np.arange(99.0), np.nan]}),
+...                      os.path.join(folder, f"p{i}.parquet"), write_page_index=True)
+>>> plan = plan_scan(folder, "x > 97")
+>>> spark = local_session()
+>>> df = native_frame(spark, folder, plan)
+>>> sorted(r.t for r in df.collect())
+[98, 99, 198, 199]
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from nanstats.metadata.footer import read_footer
+from nanstats.prune import expressions as ex
+from nanstats.prune.binding import bind
+from nanstats.prune.expressions import Expr
+from nanstats.prune.parser import parse
+from nanstats.prune.profiles import EngineProfile, profile
+from nanstats.spark.key_ranges import KeyRanges, file_key_ranges, ranges_sql
+from nanstats.spark.sql import to_spark_sql
+
+__all__ = ["native_frame", "native_sql", "plan_key_ranges"]
+
+#: Ranges over all files together (the filter is evaluated on every row read).
+MAX_RANGES = 16
+#: Key ranges are used in a file only when they leave at most this share of
+#: its rows to read (else reading the key column costs more than it saves).
+KEY_RANGES_WORTH = 0.25
+
+
+def plan_key_ranges(plan: Any) -> dict[str, KeyRanges]:
+    """Key ranges for the kept files of a plan where they pay, by file.
+
+    A file gets none when no integer column bounds its kept rows, or when
+    its ranges leave more than ``KEY_RANGES_WORTH`` of its rows to read
+    (reading the key column too would cost more than it saves).
+
+    >>> import os, tempfile, numpy as np, pyarrow as pa
+    >>> from nanstats.parquet.writing import write_table
+    >>> from nanstats.spark.scan import plan_scan
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_table(pa.table({"t": np.arange(40), "x": np.arange(40.0)}),
+    ...                 os.path.join(folder, "a.parquet"), row_group_size=10)
+    >>> list(plan_key_ranges(plan_scan(folder, "x > 37")).values())   # NaN-free: the file says so
+    [KeyRanges(t: [30, 39])]
+    """
+    files = plan.files
+    if not files:
+        return {}
+    per_file = max(1, MAX_RANGES // len(files))
+    out: dict[str, KeyRanges] = {}
+    for path in files:
+        selection = plan.selections[path]
+        if selection.num_rows > KEY_RANGES_WORTH * selection.total_rows:
+            continue  # ranges cannot leave fewer rows than the plan keeps
+        found = file_key_ranges(path, selection, per_file)
+        if found is not None and found.rows <= KEY_RANGES_WORTH * selection.total_rows:
+            out[path] = found
+    return out
+
+
+def native_sql(plan: Any, semantics: str | EngineProfile = "spark") -> str:
+    """The exact filter in Spark SQL with float columns kept from Spark's pushdown.
+
+    ValueError when Spark SQL cannot say the predicate under ``semantics``.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> from nanstats.spark.scan import plan_scan
+    >>> folder = tempfile.mkdtemp()
+    >>> papq.write_table(pa.table({"n": [1], "x": [1.0]}), os.path.join(folder, "a.parquet"))
+    >>> native_sql(plan_scan(folder, "x > 0.5 and n == 1"))
+    'coalesce(((`x` + 0.0D) > 0.5D), false) AND (`n` = 1)'
+    """
+    prof = profile(semantics)
+    pred = parse(plan.predicate)
+    widths: dict[str, int] = dict(plan.float_widths)
+    if not widths:  # a plan made without them: the files say
+        for path in plan.files or plan.all_files[:1]:
+            for leaf in read_footer(path).float_columns:
+                widths[leaf.name] = leaf.float_type.width if leaf.float_type else 64
+    floats = set(widths)
+    # Conjuncts on float columns go in coalesce(..., false): the same rows (a
+    # null condition drops the row either way), but not null-intolerant, so
+    # Spark infers no IsNotNull to push from them and, with nothing pushed,
+    # its reader reads no page index.  Other conjuncts are pushed as usual.
+    parts = []
+    for conjunct in _conjuncts(bind(pred, widths, prof)):
+        sql = to_spark_sql(conjunct, prof, opaque=floats)
+        parts.append(f"coalesce({sql}, false)" if conjunct.columns() & floats else sql)
+    return " AND ".join(parts)
+
+
+def _conjuncts(e: Expr) -> list[Expr]:
+    if isinstance(e, ex.And):
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
+                 schema: Any = None, keys: dict[str, KeyRanges] | None = None) -> Any:
+    """A DataFrame of the plan's rows read by Spark's own reader (see the module example).
+
+    ``schema`` (Spark's schema of the whole lake) is read from ``root`` when
+    not given; ``keys`` default to :func:`plan_key_ranges`.
+    """
+    root = os.fspath(root)
+    if keys is None:
+        keys = plan_key_ranges(plan)
+    if plan.files and len(plan.files) == len(plan.all_files) and not keys:
+        # Every file is read whole: the lake as Spark lists it (one listing, no
+        # schema read beforehand), the exact filter on top.
+        return spark.read.parquet(root).where(native_sql(plan, plan.semantics))
+    if schema is None:
+        schema = spark.read.parquet(root).schema
+    if not plan.files:
+        return spark.createDataFrame([], schema)
+    condition = native_sql(plan, plan.semantics)
+    reader = spark.read.schema(schema)
+    if os.path.isdir(root):  # partition columns (day=1/...) are found from the root
+        reader = reader.option("basePath", root)
+    ranged = [f for f in plan.files if f in keys]
+    whole = [f for f in plan.files if f not in keys]
+    parts = []
+    if ranged:
+        parts.append(reader.parquet(*ranged).where(ranges_sql([keys[f] for f in ranged])))
+    if whole:
+        parts.append(reader.parquet(*whole))
+    df = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
+    return df.where(condition)
