@@ -300,3 +300,35 @@ def test_zero_signs_and_nan_reference_rows_every_level(simd_level, ft, kind, bit
     table = kernel_table(col, kinds[kind], bit_offset)
     got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
     assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
+def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
+    # The AVX2 float16 loop takes the NaN extremes of a page from plain
+    # min/max over its keys when both signs occur, and from one unsigned
+    # minimum over the NaN lanes' bits when only one does: pages of +NaN
+    # only, -NaN only and both, with many payloads, the largest payload
+    # (the all-ones bits, equal to the loop's neutral element) alone or not,
+    # NaNs hidden under nulls, and values or no values beside them.
+    rng = np.random.default_rng(5)
+    top = int(ft.abs_mask ^ ft.inf_bits)  # the largest payload
+    pages: list[list[int]] = []
+    for length in (5, 16, 40, 129):
+        for signs in ((0,), (ft.sign_mask,), (0, ft.sign_mask)):
+            for payloads in ([top], [1, top], list(rng.integers(1, top + 1, 6))):
+                for with_values in (False, True):
+                    rows = [int(ft.inf_bits | int(p) | signs[int(rng.integers(len(signs)))])
+                            for p in rng.choice(payloads, length)]
+                    if with_values:
+                        rows[::3] = [int(ft.inf_bits) >> 1] * len(rows[::3])
+                    pages.append(rows)
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = (rng.random(len(bits)) > 0.2).tolist()
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
+             "bitmap": _kernels.VALIDITY_BITMAP}
+    table = kernel_table(col, kinds[kind], 0)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
