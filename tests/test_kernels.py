@@ -332,3 +332,36 @@ def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
     table = kernel_table(col, kinds[kind], 0)
     got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
     assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bitmap"])
+def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind) -> None:
+    # The AVX2 float16 loop decides per stretch of 2,048 rows whether to
+    # track the NaN extremes of one sign, and runs a stretch again when its
+    # NaNs turn out to be of one sign: long pages whose stretches hold NaNs
+    # of one sign, of both, or none, in every order, so that the page as a
+    # whole has one sign or both.
+    rng = np.random.default_rng(8)
+    top = int(ft.abs_mask ^ ft.inf_bits)
+    stretch = 2048
+    patterns = [("+",), ("-",), ("+", "-"), ()]
+    pages: list[list[int]] = []
+    for order in ([0, 0, 3, 0], [0, 2, 0], [1, 3, 1], [3, 0, 1], [2, 0, 0], [3, 3, 0], [1, 1, 2]):
+        rows: list[int] = []
+        for k in order:
+            part = (rng.integers(0, int(ft.inf_bits), stretch) & ~1).astype(np.int64).tolist()
+            for sign in patterns[k]:
+                for at in rng.choice(stretch, 5, replace=False):
+                    payload = int(rng.integers(1, top + 1))
+                    part[at] = int(ft.inf_bits) | payload | (int(ft.sign_mask) if sign == "-" else 0)
+            rows += part
+        pages.append(rows[: len(rows) - int(rng.integers(0, 100))])
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = (rng.random(len(bits)) > 0.05).tolist()
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    kinds = {"none": _kernels.VALIDITY_NONE, "bitmap": _kernels.VALIDITY_BITMAP}
+    table = kernel_table(col, kinds[kind], 0)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)

@@ -138,7 +138,15 @@ NS_TARGET static inline uint64_t NS_FN(ns_avx2_load8_)(const uint8_t *p)
  * row's byte) stay inside it, else in bits[], filled here.  Bits after len
  * may be anything (rows past the page are never counted, and their lanes
  * hold the reference row whatever the bit).  Adds the valid rows to *valid. */
-NS_TARGET static const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t nbytes,
+/* Inlined for float16 (its caller then keeps its accumulators in registers
+ * across the call: measured 5% faster with nulls); left to the compiler for
+ * the others (inlined there, gcc 12 allocates their loops' registers worse). */
+#if NS_W == 16
+#define NS_BITS_DECL static inline __attribute__((always_inline))
+#else
+#define NS_BITS_DECL static
+#endif
+NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t nbytes,
                                                      int64_t pos, int64_t len, uint64_t *bits,
                                                      int64_t *valid)
 {
@@ -214,6 +222,8 @@ NS_TARGET static const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v,
     } while (0)
 #define NS_WV_T __m256i
 #define NS_PAGE_CONSTS(refb) ((void)0)
+#define NS_MASK_T unsigned
+#define NS_BCAST_ARGS(wp) (wp)
 #define NS_LOAD(p) CASTF(_mm256_loadu_si256((const __m256i *)(p)))
 #define NS_ACC_INIT(x)                                                        \
     VF vmin##x = pinf, vmax##x = ninf, nmin##x = pinf, nmax##x = ninf
@@ -381,26 +391,83 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
         vmax##x = _mm256_max_epi16(t_, vmax##x);                              \
         kmin##x = _mm256_min_epi16(k_, kmin##x);                              \
         kmax##x = _mm256_max_epi16(k_, kmax##x);                              \
-        wmax##x = _mm256_max_epu16(_mm256_andnot_si256((s), nan_), wmax##x);  \
-        (m) = (unsigned)_mm256_movemask_epi8(nan_);                           \
-        (g) = (unsigned)_mm256_movemask_epi8(s);                              \
+        if (wf)                                                               \
+            wmax##x = _mm256_max_epu16(_mm256_andnot_si256((s), nan_), wmax##x); \
+        (m) = nan_;                                                           \
+        (g) = (s);                                                            \
     } while (0)
 
-/* Scalar bookkeeping on the masks' odd bits (one a lane). */
-#define NS_COUNT_(m, g, live)                                                 \
+/* Scalar bookkeeping: a pair's NaN masks and its bits each packed to bytes
+ * (signed saturation keeps the sign) and moved to the integer core, one bit
+ * a row; one vector packs beside zeros, its rows in the bits of LIVE.
+ * negnum: a non-NaN row with the sign set seen; posall loses a bit at a
+ * non-NaN row with the sign clear. */
+#define NS_MASK_T __m256i
+#define NS_COUNT_(mm, gm, live)                                               \
     do {                                                                      \
-        const uint64_t nanb_ = (m) & (live);                                  \
-        nanc += __builtin_popcountll(nanb_);                                  \
-        negnan += __builtin_popcountll(nanb_ & (g));                          \
-        negnum |= (g) & ~(m);                                                 \
-        posnum |= ~((m) | (g)) & (live);                                      \
+        const uint32_t M_ = (mm), G_ = (gm);                                  \
+        nanc += __builtin_popcount(M_);                                       \
+        negnan += __builtin_popcount(M_ & G_);                                \
+        negnum |= G_ & ~M_ & (live);                                          \
+        posall &= M_ | G_ | ~(uint32_t)(live);                                \
     } while (0)
-#define NS_COUNT(m, g) NS_COUNT_((uint64_t)(m), (uint64_t)(g), 0xAAAAAAAAull)
+#define NS_PACKMASK(a, b) ((uint32_t)_mm256_movemask_epi8(_mm256_packs_epi16((a), (b))))
+#define NS_COUNT(m, g)                                                        \
+    NS_COUNT_(NS_PACKMASK((m), _mm256_setzero_si256()),                       \
+              NS_PACKMASK((g), _mm256_setzero_si256()), 0x00FF00FFu)
 #define NS_COUNT2(m0, g0, m1, g1)                                             \
-    NS_COUNT_((m0) | (uint64_t)(m1) << 32, (g0) | (uint64_t)(g1) << 32, 0xAAAAAAAAAAAAAAAAull)
+    NS_COUNT_(NS_PACKMASK((m0), (m1)), NS_PACKMASK((g0), (g1)), 0xFFFFFFFFu)
 
 #define NS_REF_SET1(b) _mm256_set1_epi16((short)(b))
 /* The 32 bits of a pair of vectors at wp; vector q takes bytes 2q, 2q+1. */
+#if defined(NS_EXP_SLLV)
+/* Validity to lane masks without a 16-bit variable shift.  blendv looks at
+ * the top bit of each byte, so a 16-bit lane needs its bit at bits 7 and 15
+ * of the lane.  Dword i of a vector holds lanes 2i and 2i+1; shifted left by
+ * 7 - i, its bits 7, 15, 23 and 31 come from bits i, 8 + i, 16 + i and
+ * 24 + i of the dword broadcast to every lane.  So that dword is built in
+ * the integer core from the vector's 16 bits: the even rows' bits (pext)
+ * in bytes 0 and 1, the odd rows' in bytes 2 and 3.  Per vector: one
+ * broadcast load, one shift and the blend. */
+typedef struct { __m256i m[2]; } NS_FN(ns_wv_);
+#undef NS_WV_T
+#define NS_WV_T NS_FN(ns_wv_)
+NS_TARGET static inline uint32_t NS_FN(ns_avx2_spread_)(uint32_t b16)
+{
+    return (_pext_u32(b16, 0x5555u) | _pext_u32(b16, 0xAAAAu) << 16) * 0x101u;
+}
+/* A dword broadcast from memory: a load, no shuffle (the compiler would
+ * otherwise move the integer to a vector register and shuffle it there). */
+NS_TARGET static inline __m256i NS_FN(ns_avx2_bcastd_)(const uint32_t *p)
+{
+    __m256i v;
+#ifdef NS_EXP_SET1
+    v = _mm256_set1_epi32((int)*p);
+#else
+    __asm__("vpbroadcastd %1, %0" : "=x"(v) : "m"(*p));
+#endif
+    return v;
+}
+NS_TARGET static inline NS_WV_T NS_FN(ns_avx2_bcast_)(const uint8_t *wp, __m256i shv)
+{
+    uint32_t w, sp[2];
+    memcpy(&w, wp, sizeof w);
+    const uint32_t y = _pext_u32(w, 0x55555555u) | _pext_u32(w, 0xAAAAAAAAu) << 16;
+    sp[0] = (y & 0x00FF00FFu) * 0x101u;
+    sp[1] = ((y >> 8) & 0x00FF00FFu) * 0x101u;
+    NS_WV_T r;
+    r.m[0] = _mm256_sllv_epi32(NS_FN(ns_avx2_bcastd_)(&sp[0]), shv);
+    r.m[1] = _mm256_sllv_epi32(NS_FN(ns_avx2_bcastd_)(&sp[1]), shv);
+    return r;
+}
+#define NS_BCAST_ARGS(wp) (wp), lbit
+#define NS_BLEND(ref, s, wv, q) _mm256_blendv_epi8((ref), (s), (wv).m[q])
+#define FBLEND_BITS(ref, s, b)                                                \
+    _mm256_blendv_epi8((ref), (s), _mm256_sllv_epi32(                         \
+        _mm256_set1_epi32((int)NS_FN(ns_avx2_spread_)((b) & 0xFFFF)), lbit))
+#define NS_MASK_CONSTS const __m256i lbit = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)
+#else
+#define NS_BCAST_ARGS(wp) (wp)
 NS_TARGET static inline const uint8_t *NS_FN(ns_avx2_bcast_)(const uint8_t *wp) { return wp; }
 /* A vector's 16 validity bits broadcast to its lanes, each lane testing
  * its own bit: a lane mask for blendv (AVX2 has no 16-bit variable shift). */
@@ -418,6 +485,7 @@ NS_TARGET static inline __m256i NS_FN(ns_avx2_lanemask_)(const uint8_t *wp, __m2
 #define NS_MASK_CONSTS                                                        \
     const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, \
                                            2048, 4096, 8192, 16384, (short)0x8000)
+#endif
 
 /* Reductions by phminposuw (the minimum of eight unsigned 16-bit lanes). */
 NS_TARGET static inline uint16_t NS_FN(ns_avx2_hmaxu16_)(__m256i x)
@@ -446,9 +514,9 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
             int16_t lo_ = NS_FN(ns_avx2_hmin16_)(vmin0);                      \
             int16_t hi_ = NS_FN(ns_avx2_hmax16_)(vmax0);                      \
             /* A zero's sign: see the head of this file. */                   \
-            (keys)[0] = lo_ == 0 ? NS_KEY16((negnum & 0xAAAAAAAAAAAAAAAAull) ? 0x8000 : 0) \
+            (keys)[0] = lo_ == 0 ? NS_KEY16(negnum ? 0x8000 : 0)              \
                                  : NS_KEY16(NS_PBITS16(lo_));                 \
-            (keys)[1] = hi_ == 0 ? NS_KEY16((posnum & 0xAAAAAAAAAAAAAAAAull) ? 0 : 0x8000) \
+            (keys)[1] = hi_ == 0 ? NS_KEY16(posall != 0xFFFFFFFFu ? 0 : 0x8000) \
                                  : NS_KEY16(NS_PBITS16(hi_));                 \
         }                                                                     \
         if ((nan) > 0) {                                                      \
@@ -471,7 +539,7 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
  * their own count as replaced at the end of the page. */
 #define NS_TAIL(base, len, j, VBITS)                                          \
     do {                                                                      \
-        unsigned m0_, g0_;                                                    \
+        NS_MASK_T m0_, g0_;                                                   \
         int64_t r_ = (j);                                                     \
         if ((len) - r_ >= LANES) {                                            \
             VT s_ = NS_LOAD((base) + r_);                                     \
@@ -524,6 +592,9 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
     NS_CONSTS;
     NS_MASK_CONSTS;
     uint64_t bits[NS_CHUNK / 64 + 1];
+#if NS_W == 16
+    int wmode = 0; /* whether chunks run with wmax (see below) */
+#endif
     for (int64_t p = 0; p < npages; p++) {
         const int64_t start = page_starts[p];
         const int64_t stop = p + 1 < npages ? page_starts[p + 1] : n;
@@ -570,12 +641,85 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #endif
 #if NS_W == 16
         int64_t nanc = 0;
-        uint64_t negnum = 0, posnum = 0;
+        uint32_t negnum = 0, posall = 0xFFFFFFFFu;
 #else
         int64_t ordc = 0;
         unsigned negnum = 0, posnum = 0;
 #endif
         int64_t negnan = 0, valid = 0, lanes = 0;
+#if NS_W == 16
+        /* Chunks of NS_CHUNK rows, each through the loop with or without wmax
+         * (wf, two copies of the loop): wmax is needed only on pages whose
+         * NaNs all have one sign, and costs two of the loop's twelve
+         * instructions a vector.  A chunk whose NaNs turn out to be of one
+         * sign after a run without it is run again with it (from the cache;
+         * min and max do not mind seeing rows twice, the counts are put
+         * back first), and the next chunks keep wmax until a chunk holds
+         * NaNs of both signs.  So data with NaNs of both signs runs without
+         * it, data with NaNs of one sign with it, and a page of one sign
+         * has had wmax over every chunk that held a NaN. */
+#define NS_RUN16(WF)                                                          \
+    do {                                                                      \
+        const int wf = (WF);                                                  \
+        int64_t j = 0;                                                        \
+        if (kind == NS_VALIDITY_NONE) {                                       \
+            for (; j + 2 * LANES <= len; j += 2 * LANES) {                    \
+                NS_MASK_T m0, g0, m1, g1;                                     \
+                NS_PF((const char *)(crow + j));                              \
+                VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);    \
+                NS_STEP(s0, 0, m0, g0);                                       \
+                NS_STEP(s1, 0, m1, g1);                                       \
+                NS_COUNT2(m0, g0, m1, g1);                                    \
+            }                                                                 \
+            lanes += j;                                                       \
+            NS_TAIL(crow, len, j, NS_ALL_LANES);                              \
+        } else {                                                              \
+            for (; j + 2 * LANES <= len; j += 2 * LANES) {                    \
+                NS_MASK_T m0, g0, m1, g1;                                     \
+                NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(NS_BCAST_ARGS(bb + j / 8)); \
+                NS_PF((const char *)(crow + j));                              \
+                VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);    \
+                s0 = NS_BLEND(ref, s0, wv, 0);                                \
+                s1 = NS_BLEND(ref, s1, wv, 1);                                \
+                NS_STEP(s0, 0, m0, g0);                                       \
+                NS_STEP(s1, 0, m1, g1);                                       \
+                NS_COUNT2(m0, g0, m1, g1);                                    \
+            }                                                                 \
+            lanes += j;                                                       \
+            NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));          \
+        }                                                                     \
+    } while (0)
+        for (int64_t c = 0; c < rows; c += NS_CHUNK) {
+            const int64_t len = rows - c < NS_CHUNK ? rows - c : NS_CHUNK;
+            const T *crow = row + c;
+            const uint8_t *bb =
+                kind == NS_VALIDITY_NONE
+                    ? NULL
+                    : NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes,
+                                           kind == NS_VALIDITY_BITMAP ? bit_offset + start + c
+                                                                      : start + c,
+                                           len, bits, &valid);
+            const int64_t nanc0 = nanc, negnan0 = negnan, lanes0 = lanes;
+            if (wmode)
+                NS_RUN16(1);
+            else
+                NS_RUN16(0);
+            const int64_t cnan = nanc - nanc0, cneg = negnan - negnan0;
+            if (cnan > 0) {
+                const int one_sign = cneg == 0 || cneg == cnan;
+                if (one_sign && !wmode) {
+                    nanc = nanc0;
+                    negnan = negnan0;
+                    lanes = lanes0;
+                    NS_RUN16(1);
+                }
+                wmode = one_sign;
+            }
+        }
+        if (kind == NS_VALIDITY_NONE)
+            valid = rows;
+#undef NS_RUN16
+#else
         /* Rows in pairs of vectors, then one vector, then the rest padded
          * with the reference row (whose bits are 0 in the buffer). */
         if (kind == NS_VALIDITY_NONE) {
@@ -603,7 +747,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 /* A pair of vectors starts at a byte of bits (LANES >= 4). */
                 for (; j + 2 * LANES <= len; j += 2 * LANES) {
                     unsigned m0, g0, m1, g1;
-                    NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(bb + j / 8);
+                    NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(NS_BCAST_ARGS(bb + j / 8));
                     NS_PF((const char *)(crow + j));
                     VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);
                     s0 = NS_BLEND(ref, s0, wv, 0);
@@ -616,6 +760,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));
             }
         }
+#endif
         /* NaN rows among the lanes; the lanes that held the reference row
          * in place of a null or a pad come off. */
 #if NS_W == 16
@@ -652,6 +797,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_COUNT2
 #undef NS_REF_SET1
 #undef NS_PAGE_CONSTS
+#undef NS_MASK_T
+#undef NS_BCAST_ARGS
 #undef NS_BLEND
 #undef NS_MASK_CONSTS
 #undef FBLEND_BITS
@@ -680,8 +827,10 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_PBITS16
 #undef NS_KEY16
 #undef NS_COUNT_
+#undef NS_PACKMASK
 #endif
 #undef T
 #undef LANES
 #undef NS_CHUNK
+#undef NS_BITS_DECL
 #undef NS_PF
