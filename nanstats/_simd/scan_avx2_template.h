@@ -420,53 +420,6 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 
 #define NS_REF_SET1(b) _mm256_set1_epi16((short)(b))
 /* The 32 bits of a pair of vectors at wp; vector q takes bytes 2q, 2q+1. */
-#if defined(NS_EXP_SLLV)
-/* Validity to lane masks without a 16-bit variable shift.  blendv looks at
- * the top bit of each byte, so a 16-bit lane needs its bit at bits 7 and 15
- * of the lane.  Dword i of a vector holds lanes 2i and 2i+1; shifted left by
- * 7 - i, its bits 7, 15, 23 and 31 come from bits i, 8 + i, 16 + i and
- * 24 + i of the dword broadcast to every lane.  So that dword is built in
- * the integer core from the vector's 16 bits: the even rows' bits (pext)
- * in bytes 0 and 1, the odd rows' in bytes 2 and 3.  Per vector: one
- * broadcast load, one shift and the blend. */
-typedef struct { __m256i m[2]; } NS_FN(ns_wv_);
-#undef NS_WV_T
-#define NS_WV_T NS_FN(ns_wv_)
-NS_TARGET static inline uint32_t NS_FN(ns_avx2_spread_)(uint32_t b16)
-{
-    return (_pext_u32(b16, 0x5555u) | _pext_u32(b16, 0xAAAAu) << 16) * 0x101u;
-}
-/* A dword broadcast from memory: a load, no shuffle (the compiler would
- * otherwise move the integer to a vector register and shuffle it there). */
-NS_TARGET static inline __m256i NS_FN(ns_avx2_bcastd_)(const uint32_t *p)
-{
-    __m256i v;
-#ifdef NS_EXP_SET1
-    v = _mm256_set1_epi32((int)*p);
-#else
-    __asm__("vpbroadcastd %1, %0" : "=x"(v) : "m"(*p));
-#endif
-    return v;
-}
-NS_TARGET static inline NS_WV_T NS_FN(ns_avx2_bcast_)(const uint8_t *wp, __m256i shv)
-{
-    uint32_t w, sp[2];
-    memcpy(&w, wp, sizeof w);
-    const uint32_t y = _pext_u32(w, 0x55555555u) | _pext_u32(w, 0xAAAAAAAAu) << 16;
-    sp[0] = (y & 0x00FF00FFu) * 0x101u;
-    sp[1] = ((y >> 8) & 0x00FF00FFu) * 0x101u;
-    NS_WV_T r;
-    r.m[0] = _mm256_sllv_epi32(NS_FN(ns_avx2_bcastd_)(&sp[0]), shv);
-    r.m[1] = _mm256_sllv_epi32(NS_FN(ns_avx2_bcastd_)(&sp[1]), shv);
-    return r;
-}
-#define NS_BCAST_ARGS(wp) (wp), lbit
-#define NS_BLEND(ref, s, wv, q) _mm256_blendv_epi8((ref), (s), (wv).m[q])
-#define FBLEND_BITS(ref, s, b)                                                \
-    _mm256_blendv_epi8((ref), (s), _mm256_sllv_epi32(                         \
-        _mm256_set1_epi32((int)NS_FN(ns_avx2_spread_)((b) & 0xFFFF)), lbit))
-#define NS_MASK_CONSTS const __m256i lbit = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)
-#else
 #define NS_BCAST_ARGS(wp) (wp)
 NS_TARGET static inline const uint8_t *NS_FN(ns_avx2_bcast_)(const uint8_t *wp) { return wp; }
 /* A vector's 16 validity bits broadcast to its lanes, each lane testing
@@ -485,7 +438,6 @@ NS_TARGET static inline __m256i NS_FN(ns_avx2_lanemask_)(const uint8_t *wp, __m2
 #define NS_MASK_CONSTS                                                        \
     const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, \
                                            2048, 4096, 8192, 16384, (short)0x8000)
-#endif
 
 /* Reductions by phminposuw (the minimum of eight unsigned 16-bit lanes). */
 NS_TARGET static inline uint16_t NS_FN(ns_avx2_hmaxu16_)(__m256i x)
