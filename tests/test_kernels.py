@@ -365,3 +365,30 @@ def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind) -
     table = kernel_table(col, kinds[kind], 0)
     got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
     assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
+def test_pages_opening_with_many_nans_every_level(simd_level, ft, kind) -> None:
+    # The AVX2 float16 loop stands a non-NaN row of the page in for NaN lanes,
+    # looked for among the first rows only: pages that open with long runs
+    # of NaNs (and nulls) before their values, or hold NaNs only.
+    rng = np.random.default_rng(9)
+    nan = [int(ft.inf_bits) | 1, int(ft.abs_mask), int(ft.sign_mask | ft.inf_bits) | 7]
+    pages: list[list[int]] = []
+    for run in (63, 64, 65, 66, 200, 1000):
+        values = [int(v) | (int(ft.sign_mask) if neg else 0) for v, neg in
+                  zip(rng.integers(0, int(ft.inf_bits), 40, dtype=np.uint64),
+                      rng.random(40) < 0.5, strict=True)]
+        pages.append([nan[i] for i in rng.integers(0, 3, run)] + values)
+        pages.append([nan[i] for i in rng.integers(0, 3, run)])
+        pages.append([nan[i] for i in rng.integers(0, 3, run)] + [int(ft.sign_mask), 0])
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = (rng.random(len(bits)) > 0.2).tolist()
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
+             "bitmap": _kernels.VALIDITY_BITMAP}
+    table = kernel_table(col, kinds[kind], 0)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)

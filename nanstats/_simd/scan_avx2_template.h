@@ -2,9 +2,11 @@
  * scan_avx2.c with NS_W set to 16, 32 or 64.
  *
  * AVX2 has no lane masks and no 64-bit min/max, so this level has loops of
- * its own, built to spend as few vector instructions a vector as it can
- * (the core issues about four a cycle, and a vector of 32 bytes must cost
- * about three cycles to keep up with memory):
+ * its own, built to spend as few instructions a vector as they can: on AMD
+ * Zen 5 (4.1 GHz) simple vector instructions issue about 3.5 a cycle and
+ * blends, psignw, packs and movemasks about 2, and a pair of vectors (64
+ * bytes) must cost under about 7.5 cycles to keep up with one thread's
+ * read of memory (about 35 GB/s there):
  * - float32 and float64 take their extremes with the float min/max
  *   instructions.  minps(x, acc) returns acc when x is NaN, so NaNs drop out
  *   of the value extremes at no cost.  Float compares cannot tell -0.0 from
@@ -20,11 +22,13 @@
  * - float16 has no float instructions: signed 16-bit keys |bits| carrying
  *   the sign (two instructions, psignw), NaN lanes replaced by a non-NaN
  *   row's key for the value extremes (one blend), the NaN extremes from
- *   plain min/max over the keys and one unsigned min over the NaN lanes'
- *   bits (see the float16 section).
+ *   plain min/max over the keys, and one unsigned min over the NaN lanes'
+ *   bits only in stretches whose NaNs have one sign (see the float16
+ *   section): ten vector instructions a vector, five cycles a pair.
  * - Counts are scalar: the NaN and sign masks of each vector (movmskps and
- *   the like) go to the integer core, which popcounts them; the vector
- *   units see none of it.
+ *   the like; for float16 a pair's masks packed to bytes first, one
+ *   movemask for 32 rows) go to the integer core, which popcounts them; the
+ *   vector units see none of it.
  * - Nulls are replaced by the page's first valid row (the reference row),
  *   which cannot move a min or a max: one blend a vector.  The NaN counts
  *   take the replaced rows off at the end of the page.
@@ -32,9 +36,12 @@
  *   Arrow bitmap shifted to the page, a byte mask through one byte compare
  *   and movemask per 32 rows) in a small buffer per chunk of rows; each
  *   vector broadcasts its bits from there and shifts its own bit to the top
- *   of its lane (vpsllv), where blendv looks.
+ *   of its lane (vpsllv; float16, which has no 16-bit variable shift, tests
+ *   each lane's bit with and + cmpeq), where blendv looks.
  * - The rows after the last full vector are copied into a vector padded
- *   with the reference row.  No read past the buffers. */
+ *   with the reference row.  No read past the buffers.
+ * - A software prefetch NS_PREFETCH_BYTES ahead in the pair loops keeps
+ *   the reads streaming across the short loops of small pages. */
 
 #define NS_CAT2(a, b) a##b
 #define NS_CAT(a, b) NS_CAT2(a, b)
@@ -565,14 +572,16 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             while (first < rows && !NS_VALID_ROW(first))
                 first++;
 #if NS_W == 16
+        /* Looked for among the next 64 rows only (a page of NaNs must not
+         * cost a scalar pass); a page with values further on is finished by
+         * a scalar pass over them below. */
         if (first < rows && NS_FN(ns_avx2_isnan_)(row[first]))
-            for (int64_t r = first + 1; r < rows; r++)
+            for (int64_t r = first + 1; r < rows && r <= first + 64; r++)
                 if (NS_VALID_ROW(r) && !NS_FN(ns_avx2_isnan_)(row[r])) {
                     first = r;
                     break;
                 }
 #endif
-#undef NS_VALID_ROW
         int64_t *pk = keys + 4 * p;
         pk[0] = INT64_MAX;
         pk[1] = INT64_MIN;
@@ -733,6 +742,21 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         NS_MERGE;
 #endif
         NS_FINISH(pk, valid - nan, nan);
+#if NS_W == 16
+        /* The reference row is a NaN but the page has values: NaN lanes
+         * stood in as that NaN, so the value extremes come from the rows. */
+        if (NS_FN(ns_avx2_isnan_)(refb) && valid - nan > 0) {
+            pk[0] = INT64_MAX;
+            pk[1] = INT64_MIN;
+            for (int64_t r = first; r < rows; r++)
+                if (NS_VALID_ROW(r) && !NS_FN(ns_avx2_isnan_)(row[r])) {
+                    const int64_t k_ = NS_FN(ns_avx2_key_)(row[r]);
+                    pk[0] = k_ < pk[0] ? k_ : pk[0];
+                    pk[1] = k_ > pk[1] ? k_ : pk[1];
+                }
+        }
+#endif
+#undef NS_VALID_ROW
     }
 }
 
