@@ -300,3 +300,95 @@ def test_zero_signs_and_nan_reference_rows_every_level(simd_level, ft, kind, bit
     table = kernel_table(col, kinds[kind], bit_offset)
     got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
     assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
+def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
+    # The AVX2 float16 loop takes the NaN extremes of a page from plain
+    # min/max over its keys when both signs occur, and from one unsigned
+    # minimum over the NaN lanes' bits when only one does: pages of +NaN
+    # only, -NaN only and both, with many payloads, the largest payload
+    # (the all-ones bits, equal to the loop's neutral element) alone or not,
+    # NaNs hidden under nulls, and values or no values beside them.
+    rng = np.random.default_rng(5)
+    top = int(ft.abs_mask ^ ft.inf_bits)  # the largest payload
+    pages: list[list[int]] = []
+    for length in (5, 16, 40, 129):
+        for signs in ((0,), (ft.sign_mask,), (0, ft.sign_mask)):
+            for payloads in ([top], [1, top], list(rng.integers(1, top + 1, 6))):
+                for with_values in (False, True):
+                    rows = [int(ft.inf_bits | int(p) | signs[int(rng.integers(len(signs)))])
+                            for p in rng.choice(payloads, length)]
+                    if with_values:
+                        rows[::3] = [int(ft.inf_bits) >> 1] * len(rows[::3])
+                    pages.append(rows)
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = (rng.random(len(bits)) > 0.2).tolist()
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
+             "bitmap": _kernels.VALIDITY_BITMAP}
+    table = kernel_table(col, kinds[kind], 0)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bitmap"])
+def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind) -> None:
+    # The AVX2 float16 loop decides per stretch of 2,048 rows whether to
+    # track the NaN extremes of one sign, and runs a stretch again when its
+    # NaNs turn out to be of one sign: long pages whose stretches hold NaNs
+    # of one sign, of both, or none, in every order, so that the page as a
+    # whole has one sign or both.
+    rng = np.random.default_rng(8)
+    top = int(ft.abs_mask ^ ft.inf_bits)
+    stretch = 2048
+    patterns = [("+",), ("-",), ("+", "-"), ()]
+    pages: list[list[int]] = []
+    for order in ([0, 0, 3, 0], [0, 2, 0], [1, 3, 1], [3, 0, 1], [2, 0, 0], [3, 3, 0], [1, 1, 2]):
+        rows: list[int] = []
+        for k in order:
+            part = (rng.integers(0, int(ft.inf_bits), stretch) & ~1).astype(np.int64).tolist()
+            for sign in patterns[k]:
+                for at in rng.choice(stretch, 5, replace=False):
+                    payload = int(rng.integers(1, top + 1))
+                    part[at] = int(ft.inf_bits) | payload | (int(ft.sign_mask) if sign == "-" else 0)
+            rows += part
+        pages.append(rows[: len(rows) - int(rng.integers(0, 100))])
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = (rng.random(len(bits)) > 0.05).tolist()
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    kinds = {"none": _kernels.VALIDITY_NONE, "bitmap": _kernels.VALIDITY_BITMAP}
+    table = kernel_table(col, kinds[kind], 0)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
+def test_pages_opening_with_many_nans_every_level(simd_level, ft, kind) -> None:
+    # The AVX2 float16 loop stands a non-NaN row of the page in for NaN lanes,
+    # looked for among the first rows only: pages that open with long runs
+    # of NaNs (and nulls) before their values, or hold NaNs only.
+    rng = np.random.default_rng(9)
+    nan = [int(ft.inf_bits) | 1, int(ft.abs_mask), int(ft.sign_mask | ft.inf_bits) | 7]
+    pages: list[list[int]] = []
+    for run in (63, 64, 65, 66, 200, 1000):
+        values = [int(v) | (int(ft.sign_mask) if neg else 0) for v, neg in
+                  zip(rng.integers(0, int(ft.inf_bits), 40, dtype=np.uint64),
+                      rng.random(40) < 0.5, strict=True)]
+        pages.append([nan[i] for i in rng.integers(0, 3, run)] + values)
+        pages.append([nan[i] for i in rng.integers(0, 3, run)])
+        pages.append([nan[i] for i in rng.integers(0, 3, run)] + [int(ft.sign_mask), 0])
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = (rng.random(len(bits)) > 0.2).tolist()
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
+             "bitmap": _kernels.VALIDITY_BITMAP}
+    table = kernel_table(col, kinds[kind], 0)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
