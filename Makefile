@@ -113,6 +113,7 @@ tightness: build
 # predicates; nanstats with each engine's profile must return its rows).
 engines: build
 	$(PY) -W ignore benchmarks/engine_runs.py --tables 300 --predicates 25 --spark-tables 8
+	$(PY) -W ignore benchmarks/engine_pushdown.py --tables 100 --predicates 20 --spark-tables 6
 
 compare: build
 	$(PY) benchmarks/compare.py

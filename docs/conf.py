@@ -114,6 +114,16 @@ def _lake_tightness() -> None:
         lake_tightness.main(["--rows", rows, "--rst", str(out)])
 
 
+def _engine_pushdown() -> None:
+    sys.path.insert(0, str(DOCS.parent / "benchmarks"))
+    import engine_pushdown
+
+    out = DOCS / "_generated" / "engine_pushdown.rst"
+    out.parent.mkdir(exist_ok=True)
+    with contextlib.redirect_stdout(io.StringIO()):
+        engine_pushdown.main(["--tables", "20", "--predicates", "15", "--rst", str(out)])
+
+
 def run_generators(app: Any) -> None:
     """Regenerate docs/_generated/ (figures and tables measured or read now)."""
     import api_coverage
@@ -137,6 +147,7 @@ def run_generators(app: Any) -> None:
         ("what engines do with upgraded files", engine_reads.main),
         ("pruning tightness table", _tightness),
         ("tightness per engine profile on the demo lake", _lake_tightness),
+        ("engines' own readers before and after upgrade", _engine_pushdown),
         ("changelog", changelog.main),
     ]:
         start = time.perf_counter()
