@@ -148,6 +148,53 @@ def _args(cls: type) -> list[Any]:
     return args
 
 
+_plain_arg_lists: dict[type, list[Any] | None] = {}
+
+
+def _holds_struct_lists(cls: type, seen: frozenset[type] = frozenset()) -> bool:
+    """Whether a struct class holds, at any depth, a list of structures."""
+    for entry in cls.thrift_spec.values():  # type: ignore[attr-defined]
+        ttype, arg = entry[0], entry[2] if len(entry) == 4 else None
+        if ttype == _LIST:
+            elem = arg[0] if isinstance(arg, tuple) else arg
+            if elem in (_STRUCT, _LIST):
+                return True
+        elif ttype == _STRUCT and arg not in seen and _holds_struct_lists(arg, seen | {cls}):
+            return True
+    return False
+
+
+def _fast_args(cls: type) -> list[Any]:
+    """The C codec's argument to decode a ``cls`` whole (cached).
+
+    A structure that holds no list of structures, at any depth, is built
+    by the C codec straight from the IDL's classes: it cannot hold more
+    structures than it has declared fields (a field read twice replaces the
+    first), so the structures it builds need no counting.  Others go
+    through :func:`_budgeted` stand-ins (:func:`_args`).
+    """
+    args = _plain_arg_lists.get(cls)
+    if args is None:
+        if _holds_struct_lists(cls):
+            args = _args(cls)
+        else:
+            args = [cls, _plain_spec(cls)]
+        _plain_arg_lists[cls] = args
+    return args
+
+
+def _plain_spec(cls: type) -> tuple[Any, ...]:
+    """As :func:`_spec`, building the IDL's classes themselves (no budget)."""
+    fields = cls.thrift_spec  # type: ignore[attr-defined]
+    slots: list[Any] = [None] * (max(fields, default=0) + 1)
+    for fid, entry in fields.items():
+        ttype = _STRING if entry[0] == _BINARY_THRIFTPY else entry[0]
+        arg = entry[2] if len(entry) == 4 else None
+        targ = [arg, _plain_spec(arg)] if ttype == _STRUCT else _type_args(ttype, arg)
+        slots[fid] = (fid, ttype, entry[1], targ, None)
+    return tuple(slots)
+
+
 def _spec(cls: type) -> tuple[Any, ...]:
     """Apache Thrift's spec tuple for a thriftpy2 struct class (cached)."""
     spec = _specs.get(cls)
@@ -241,7 +288,7 @@ class _Wire:
         """The structure at ``pos`` and its end, if the C codec decodes it whole."""
         budget = self.budget
         built, next_check = budget.built, budget.next_check
-        args = _args(cls)
+        args = _fast_args(cls)
         stream = self.stream
         stream.seek(pos)
         try:
@@ -367,6 +414,17 @@ class RegionDecoder:
         self.base = base
         self.path = path
         self._wire = _Wire(self.data)
+
+    def decode_from(self, cls: type[T], offset: int, *, what: str | None = None
+                    ) -> tuple[T, int]:
+        """The struct at ``offset`` and the offset just past it (relative to the buffer).
+
+        >>> kv = pq.KeyValue(key=b"k")
+        >>> region = RegionDecoder(encode(kv) * 2, base=100)
+        >>> region.decode_from(pq.KeyValue, 4) == (kv, 8)
+        True
+        """
+        return self._wire.decode(cls, offset, what or cls.__name__, self.path, self.base)
 
     def decode_at(self, cls: type[T], offset: int, length: int, *, what: str | None = None
                   ) -> T:
