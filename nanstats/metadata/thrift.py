@@ -306,6 +306,21 @@ class _Wire:
         budget.built, budget.next_check = built, next_check  # not kept: not counted
         return None
 
+    def _lossless(self, args: list[Any], pos: int) -> tuple[Any, int] | None:
+        """As ``_whole`` for a structure that holds no list of structures (``args``
+        from :func:`_fast_args`): nothing to count, nothing to undo."""
+        stream = self.stream
+        stream.seek(pos)
+        try:
+            obj = _fastbinary.decode_compact(None, self.prot, args)
+        except Exception:  # noqa: BLE001 - the Python reader says what is wrong
+            return None
+        end = stream.tell()
+        again = _fastbinary.encode_compact(obj, args)
+        if len(again) == end - pos and self.data.startswith(again, pos):
+            return obj, end
+        return None
+
     def fast(self, cls: type, pos: int) -> tuple[Any, int] | None:
         """As ``_whole``, for a structure inside one the Python reader reads."""
         if not self._worth_trying(cls):
@@ -349,11 +364,19 @@ class _Wire:
 
     def decode(self, cls: type[T], pos: int, name: str, path: object, base: int) -> tuple[T, int]:
         """The structure at ``pos`` and where it ends; ParquetFormatError naming ``base + pos``."""
+        tried = False
+        if _fastbinary is not None:
+            args = _fast_args(cls)
+            if args[0] is cls:  # nothing to count (see _fast_args): no budget to set up
+                got = self._lossless(args, pos)
+                if got is not None:
+                    return got
+                tried = True
         budget = self.budget
         budget.built, budget.next_check, budget.start = 0, _STRUCT_SLACK, pos
         _state.budget = budget
         try:
-            if _fastbinary is not None:
+            if _fastbinary is not None and not tried:
                 got = self._whole(cls, pos)
                 if got is not None:
                     return got
