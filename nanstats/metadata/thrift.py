@@ -155,33 +155,36 @@ _plain_arg_lists: dict[type, list[Any] | None] = {}
 def _holds_struct_lists(cls: type, seen: frozenset[type] = frozenset()) -> bool:
     """Whether a struct class holds, at any depth, a list of structures."""
     for entry in cls.thrift_spec.values():  # type: ignore[attr-defined]
-        ttype, arg = entry[0], entry[2] if len(entry) == 4 else None
-        if ttype == _LIST:
+        ttype = entry[0]
+        arg: Any = entry[2] if len(entry) == 4 else None
+        if ttype == _STRUCT:
+            if arg not in seen and _holds_struct_lists(arg, seen | {cls}):
+                return True
+        elif ttype == _LIST:
             elem = arg[0] if isinstance(arg, tuple) else arg
             if elem in (_STRUCT, _LIST):
                 return True
-        elif ttype == _STRUCT and arg not in seen and _holds_struct_lists(arg, seen | {cls}):
-            return True
     return False
 
 
-def _fast_args(cls: type) -> list[Any]:
-    """The C codec's argument to decode a ``cls`` whole (cached).
+def _plain_args(cls: type) -> list[Any] | None:
+    """The C codec's argument to decode a ``cls`` with nothing to count, or None (cached).
 
     A structure that holds no list of structures, at any depth, is built
     by the C codec straight from the IDL's classes: it cannot hold more
     structures than it has declared fields (a field read twice replaces the
-    first), so the structures it builds need no counting.  Others go
-    through :func:`_budgeted` stand-ins (:func:`_args`).
+    first), so the structures it builds need no counting.  Others (None)
+    go through :func:`_budgeted` stand-ins (:func:`_args`).
     """
-    args = _plain_arg_lists.get(cls)
-    if args is None:
-        if _holds_struct_lists(cls):
-            args = _args(cls)
-        else:
-            args = [cls, _plain_spec(cls)]
-        _plain_arg_lists[cls] = args
-    return args
+    if cls not in _plain_arg_lists:
+        _plain_arg_lists[cls] = None if _holds_struct_lists(cls) else [cls, _plain_spec(cls)]
+    return _plain_arg_lists[cls]
+
+
+def _fast_args(cls: type) -> list[Any]:
+    """The C codec's argument to decode a ``cls`` whole: :func:`_plain_args` when
+    there is nothing to count, else :func:`_args`."""
+    return _plain_args(cls) or _args(cls)
 
 
 def _plain_spec(cls: type) -> tuple[Any, ...]:
@@ -190,7 +193,7 @@ def _plain_spec(cls: type) -> tuple[Any, ...]:
     slots: list[Any] = [None] * (max(fields, default=0) + 1)
     for fid, entry in fields.items():
         ttype = _STRING if entry[0] == _BINARY_THRIFTPY else entry[0]
-        arg = entry[2] if len(entry) == 4 else None
+        arg: Any = entry[2] if len(entry) == 4 else None
         targ = [arg, _plain_spec(arg)] if ttype == _STRUCT else _type_args(ttype, arg)
         slots[fid] = (fid, ttype, entry[1], targ, None)
     return tuple(slots)
@@ -308,7 +311,7 @@ class _Wire:
 
     def _lossless(self, args: list[Any], pos: int) -> tuple[Any, int] | None:
         """As ``_whole`` for a structure that holds no list of structures (``args``
-        from :func:`_fast_args`): nothing to count, nothing to undo."""
+        from :func:`_plain_args`): nothing to count, nothing to undo."""
         stream = self.stream
         stream.seek(pos)
         try:
@@ -366,8 +369,8 @@ class _Wire:
         """The structure at ``pos`` and where it ends; ParquetFormatError naming ``base + pos``."""
         tried = False
         if _fastbinary is not None:
-            args = _fast_args(cls)
-            if args[0] is cls:  # nothing to count (see _fast_args): no budget to set up
+            args = _plain_args(cls)
+            if args is not None:  # nothing to count: no budget to set up
                 got = self._lossless(args, pos)
                 if got is not None:
                     return got

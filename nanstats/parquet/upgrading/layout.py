@@ -124,9 +124,10 @@ def _new_headers(ch: Chunk, path: str) -> list[bytes]:
     """
     assert ch.stats is not None
     data = [page for page in ch.pages if page.is_data]
-    subs = [page.header.data_page_header if page.page_type == pq.PAGE_DATA
-            else page.header.data_page_header_v2 for page in data]
-    olds = [sub.statistics for sub in subs]  # read_pages decoded each data page header
+    # read_pages decoded a v1 or v2 header for each data page.
+    subs: list[Any] = [page.header.data_page_header if page.page_type == pq.PAGE_DATA
+                       else page.header.data_page_header_v2 for page in data]
+    olds = [sub.statistics for sub in subs]
     try:
         for sub, st in zip(subs, ch.stats.pages, strict=True):
             sub.statistics = st
