@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from nanstats.errors import ParquetFormatError
 from nanstats.metadata.footer import Footer
-from nanstats.metadata.thrift import decode, pq
+from nanstats.metadata.thrift import RegionDecoder, pq
 
 DATA_PAGE_TYPES = (pq.PAGE_DATA, pq.PAGE_DATA_V2)
 PAGE_TYPE_NAMES = {
@@ -37,6 +37,10 @@ PAGE_TYPE_NAMES = {
 # Bytes read at first to decode a header; grown when a header is larger
 # (page statistics of long byte-array values, say).
 _FIRST_WINDOW = 1024
+# After a small page, a window of this many pages' bytes (up to _MAX_WINDOW)
+# is read and its headers decoded without new set-up for each.
+_PAGES_PER_WINDOW = 64
+_MAX_WINDOW = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -333,29 +337,38 @@ def _where(footer: Footer, row_group: int, leaf: int) -> str:
 def _walk(window: Any, footer: Footer, row_group: int, leaf: int, start: int,
           length: int) -> list[Page]:
     where = _where(footer, row_group, leaf)
+    what = f"page header of {where}"
     path = footer.path
     meta = footer.chunk_meta(row_group, leaf)
     end = start + length
     pages: list[Page] = []
     pos = start
     total_values = 0
+    # The headers are decoded from windows of the chunk, one decoder per
+    # window: a window holds many headers when pages are small.
+    region: RegionDecoder | None = None
+    lo = hi = start
+    span = _FIRST_WINDOW  # bytes of the last page, header and payload
     while pos < end:
         available = end - pos
-        size = min(_FIRST_WINDOW, available)
+        want = min(_FIRST_WINDOW, available)
         while True:
-            raw = window(pos, size)
+            if region is None or pos + want > hi:
+                size = min(max(want, min(span * _PAGES_PER_WINDOW, _MAX_WINDOW)), available)
+                region = RegionDecoder(window(pos, size), base=pos, path=path)
+                lo, hi = pos, pos + size
             try:
-                header, used = decode(pq.PageHeader, raw, path=path, offset=pos,
-                                      what=f"page header of {where}")
+                header, after = region.decode_from(pq.PageHeader, pos - lo, what=what)
                 break
             except ParquetFormatError:
-                if size >= available:
+                if hi >= end:
                     raise
-                size = min(size * 16, available)
-        page = _page(header, used, pos, where, path)
-        if page.end > end:
+                want = min((hi - pos) * 16, available)  # a larger header: a larger window
+        page = _page(header, after - (pos - lo), pos, where, path)
+        page_end = page.end
+        if page_end > end:
             raise ParquetFormatError(
-                f"{where}: {page.type_name} at byte {pos} ends at byte {page.end}, past the "
+                f"{where}: {page.type_name} at byte {pos} ends at byte {page_end}, past the "
                 f"end of the column chunk (byte {end})", path=path, offset=pos)
         if page.page_type == pq.PAGE_DICTIONARY and pages:
             raise ParquetFormatError(f"{where}: a dictionary page that is not the chunk's first "
@@ -363,7 +376,8 @@ def _walk(window: Any, footer: Footer, row_group: int, leaf: int, start: int,
         if page.is_data:
             total_values += page.num_values or 0
         pages.append(page)
-        pos = page.end
+        span = page_end - pos
+        pos = page_end
     expected = meta.num_values
     if expected is not None and total_values != expected:
         raise ParquetFormatError(

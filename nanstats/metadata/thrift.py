@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import thriftpy2
@@ -148,6 +149,56 @@ def _args(cls: type) -> list[Any]:
     return args
 
 
+_plain_arg_lists: dict[type, list[Any] | None] = {}
+
+
+def _holds_struct_lists(cls: type, seen: frozenset[type] = frozenset()) -> bool:
+    """Whether a struct class holds, at any depth, a list of structures."""
+    for entry in cls.thrift_spec.values():  # type: ignore[attr-defined]
+        ttype = entry[0]
+        arg: Any = entry[2] if len(entry) == 4 else None
+        if ttype == _STRUCT:
+            if arg not in seen and _holds_struct_lists(arg, seen | {cls}):
+                return True
+        elif ttype == _LIST:
+            elem = arg[0] if isinstance(arg, tuple) else arg
+            if elem in (_STRUCT, _LIST):
+                return True
+    return False
+
+
+def _plain_args(cls: type) -> list[Any] | None:
+    """The C codec's argument to decode a ``cls`` with nothing to count, or None (cached).
+
+    A structure that holds no list of structures, at any depth, is built
+    by the C codec straight from the IDL's classes: it cannot hold more
+    structures than it has declared fields (a field read twice replaces the
+    first), so the structures it builds need no counting.  Others (None)
+    go through :func:`_budgeted` stand-ins (:func:`_args`).
+    """
+    if cls not in _plain_arg_lists:
+        _plain_arg_lists[cls] = None if _holds_struct_lists(cls) else [cls, _plain_spec(cls)]
+    return _plain_arg_lists[cls]
+
+
+def _fast_args(cls: type) -> list[Any]:
+    """The C codec's argument to decode a ``cls`` whole: :func:`_plain_args` when
+    there is nothing to count, else :func:`_args`."""
+    return _plain_args(cls) or _args(cls)
+
+
+def _plain_spec(cls: type) -> tuple[Any, ...]:
+    """As :func:`_spec`, building the IDL's classes themselves (no budget)."""
+    fields = cls.thrift_spec  # type: ignore[attr-defined]
+    slots: list[Any] = [None] * (max(fields, default=0) + 1)
+    for fid, entry in fields.items():
+        ttype = _STRING if entry[0] == _BINARY_THRIFTPY else entry[0]
+        arg: Any = entry[2] if len(entry) == 4 else None
+        targ = [arg, _plain_spec(arg)] if ttype == _STRUCT else _type_args(ttype, arg)
+        slots[fid] = (fid, ttype, entry[1], targ, None)
+    return tuple(slots)
+
+
 def _spec(cls: type) -> tuple[Any, ...]:
     """Apache Thrift's spec tuple for a thriftpy2 struct class (cached)."""
     spec = _specs.get(cls)
@@ -241,7 +292,7 @@ class _Wire:
         """The structure at ``pos`` and its end, if the C codec decodes it whole."""
         budget = self.budget
         built, next_check = budget.built, budget.next_check
-        args = _args(cls)
+        args = _fast_args(cls)
         stream = self.stream
         stream.seek(pos)
         try:
@@ -256,6 +307,21 @@ class _Wire:
             if len(again) == end - pos and self.data.startswith(again, pos):
                 return obj, end
         budget.built, budget.next_check = built, next_check  # not kept: not counted
+        return None
+
+    def _lossless(self, args: list[Any], pos: int) -> tuple[Any, int] | None:
+        """As ``_whole`` for a structure that holds no list of structures (``args``
+        from :func:`_plain_args`): nothing to count, nothing to undo."""
+        stream = self.stream
+        stream.seek(pos)
+        try:
+            obj = _fastbinary.decode_compact(None, self.prot, args)
+        except Exception:  # noqa: BLE001 - the Python reader says what is wrong
+            return None
+        end = stream.tell()
+        again = _fastbinary.encode_compact(obj, args)
+        if len(again) == end - pos and self.data.startswith(again, pos):
+            return obj, end
         return None
 
     def fast(self, cls: type, pos: int) -> tuple[Any, int] | None:
@@ -301,11 +367,19 @@ class _Wire:
 
     def decode(self, cls: type[T], pos: int, name: str, path: object, base: int) -> tuple[T, int]:
         """The structure at ``pos`` and where it ends; ParquetFormatError naming ``base + pos``."""
+        tried = False
+        if _fastbinary is not None:
+            args = _plain_args(cls)
+            if args is not None:  # nothing to count: no budget to set up
+                got = self._lossless(args, pos)
+                if got is not None:
+                    return got
+                tried = True
         budget = self.budget
         budget.built, budget.next_check, budget.start = 0, _STRUCT_SLACK, pos
         _state.budget = budget
         try:
-            if _fastbinary is not None:
+            if _fastbinary is not None and not tried:
                 got = self._whole(cls, pos)
                 if got is not None:
                     return got
@@ -368,6 +442,17 @@ class RegionDecoder:
         self.path = path
         self._wire = _Wire(self.data)
 
+    def decode_from(self, cls: type[T], offset: int, *, what: str | None = None
+                    ) -> tuple[T, int]:
+        """The struct at ``offset`` and the offset just past it (relative to the buffer).
+
+        >>> kv = pq.KeyValue(key=b"k")
+        >>> region = RegionDecoder(encode(kv) * 2, base=100)
+        >>> region.decode_from(pq.KeyValue, 4) == (kv, 8)
+        True
+        """
+        return self._wire.decode(cls, offset, what or cls.__name__, self.path, self.base)
+
     def decode_at(self, cls: type[T], offset: int, length: int, *, what: str | None = None
                   ) -> T:
         """The struct at ``offset``; ParquetFormatError if it does not fit in ``length``."""
@@ -381,6 +466,29 @@ class RegionDecoder:
 
 def _fast_encode(obj: Any, cls: type) -> bytes:
     return bytes(_fastbinary.encode_compact(obj, _args(cls)))
+
+
+def encode_each(objs: Sequence[Any]) -> list[bytes]:
+    """:func:`encode` of every structure, in one call (no set-up per structure).
+
+    >>> encode_each([pq.KeyValue(key=b"k"), pq.KeyValue(value=b"v")])
+    [b'\\x18\\x01k\\x00', b'(\\x01v\\x00']
+    """
+    if _fastbinary is None:  # pragma: no cover - exercised by the fallback test
+        return [compact.write_struct(obj) for obj in objs]
+    fast_encode = _fastbinary.encode_compact
+    out: list[bytes] = []
+    cls: type | None = None
+    args: list[Any] = []
+    for obj in objs:
+        if compact.UNKNOWN in vars(obj):
+            out.append(compact.write_struct(obj, fast=_fast_encode))
+            continue
+        if type(obj) is not cls:
+            cls = type(obj)
+            args = _args(cls)
+        out.append(fast_encode(obj, args))
+    return out
 
 
 def encode(obj: Any) -> bytes:

@@ -268,3 +268,47 @@ def test_header_row_starts_of_repeated_columns(tmp_path):
         starts = header_row_starts(pages, footer, 0, 0)
         # v1: only the repetition levels know the rows; v2 headers say them.
         assert starts is None if want is None else starts[:1] == [0], version
+
+
+def test_a_large_header_after_small_pages(tmp_path):
+    """Headers are decoded from windows holding many small pages; a header larger
+    than the window (long page statistics) gets a window of its own."""
+    src = write(tmp_path, pa.table({"x": np.arange(200.0)}), "small.parquet",
+                use_dictionary=False, compression="none", data_page_size=1, write_batch_size=1,
+                write_statistics=False)
+    footer = read_footer(src)
+    with open(src, "rb") as f:
+        pages = read_pages(f, footer, 0, 0)
+        f.seek(0)
+        f_bytes = f.read()
+    big = 150
+    body = bytearray(b"PAR1")
+    for i, page in enumerate(pages):
+        header = decode(pq.PageHeader, f_bytes[page.offset:page.data_offset])[0]
+        if i == big:
+            header.data_page_header.statistics = pq.Statistics(min=b"m" * 100_000)
+        body += encode(header) + f_bytes[page.data_offset:page.end]
+    meta = footer.metadata
+    cmeta = meta.row_groups[0].columns[0].meta_data
+    grown = len(body) - 4 - (pages[-1].end - pages[0].offset)
+    cmeta.total_compressed_size += grown
+    cmeta.total_uncompressed_size += grown
+    meta.row_groups[0].total_byte_size += grown
+    meta.row_groups[0].total_compressed_size = cmeta.total_compressed_size
+    footer_raw = encode(meta)
+    path = str(tmp_path / "big.parquet")
+    with open(path, "wb") as out:
+        out.write(bytes(body) + footer_raw + len(footer_raw).to_bytes(4, "little") + b"PAR1")
+    new_footer = read_footer(path)
+    with open(path, "rb") as f:
+        got = read_pages(f, new_footer, 0, 0)
+        start, length = chunk_range(new_footer, 0, 0)
+        f.seek(start)
+        from_bytes = pages_from_bytes(f.read(length), start, new_footer, 0, 0)
+    assert got == from_bytes
+    assert [p.num_values for p in got] == [1] * 200
+    assert got[big].header_length > 100_000
+    assert got[big].header.data_page_header.statistics.min == b"m" * 100_000
+    assert [p.header_length for i, p in enumerate(got) if i != big] == \
+        [p.header_length for i, p in enumerate(pages) if i != big]
+    assert papq.read_table(path)["x"].to_pylist() == list(np.arange(200.0))

@@ -258,27 +258,27 @@ def test_write_all_is_linear_in_pieces(tmp_path, monkeypatch):
 def test_upgrade_work_per_page_is_constant(tmp_path, monkeypatch):
     """Issue 17 item 7, counted: one header decoded and one encoded per page, system
     calls per batch, the same per page at 100 and at 2000 pages."""
-    from nanstats.metadata import pages as pages_module
+    from nanstats.metadata.thrift import RegionDecoder
     from nanstats.parquet.upgrading import layout
 
     counts = {"decode": 0, "encode": 0, "writev_pieces": 0}
-    real_decode, real_encode, real_writev = pages_module.decode, layout.encode_rewritten, \
+    real_decode, real_encode, real_writev = RegionDecoder.decode_from, layout.encode_each, \
         os.writev
 
-    def decode(*args, **kwargs):
+    def decode(self, *args, **kwargs):
         counts["decode"] += 1
-        return real_decode(*args, **kwargs)
+        return real_decode(self, *args, **kwargs)
 
-    def encode(*args, **kwargs):
-        counts["encode"] += 1
-        return real_encode(*args, **kwargs)
+    def encode(objs):
+        counts["encode"] += len(objs)
+        return real_encode(objs)
 
     def writev(fd, buffers):
         counts["writev_pieces"] += len(buffers)
         return real_writev(fd, buffers)
 
-    monkeypatch.setattr(pages_module, "decode", decode)
-    monkeypatch.setattr(layout, "encode_rewritten", encode)
+    monkeypatch.setattr(RegionDecoder, "decode_from", decode)
+    monkeypatch.setattr(layout, "encode_each", encode)
     monkeypatch.setattr(io_module.os, "writev", writev)
     per_page = []
     for n in (100, 2000):

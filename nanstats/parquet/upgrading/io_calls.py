@@ -154,25 +154,31 @@ class IOCalls:
         return _SeekingReader(path, fd)
 
     def write_all(self, fd: int, buffers: Sequence[Any]) -> None:
-        """Write every buffer, in order, resuming after partial writes."""
-        views = [memoryview(b) for b in buffers if len(b)]
+        """Write every buffer, in order, resuming after partial writes.
+
+        The buffers are bytes-like objects of bytes (``bytes``, byte
+        memoryviews): their ``len`` is their size.
+        """
         if not self.writev:
-            for view in views:
+            for buffer in buffers:
+                view = memoryview(buffer)
                 while view:
                     view = view[os.write(fd, view):]
             return
-        # An index into the list, never list.pop(0): thousands of pieces per
-        # flush would make that quadratic.
+        # Handed to writev as they are (a memoryview only for the rest of a
+        # piece written in part: tens of thousands of pieces per flush), and
+        # an index into the list, never list.pop(0), which would be quadratic.
+        views = [b for b in buffers if len(b)]
         i = 0
         while i < len(views):
             written = os.writev(fd, views[i:i + _IOV_MAX])
             while written:
-                size = views[i].nbytes
+                size = len(views[i])
                 if written >= size:
                     written -= size
                     i += 1
                 else:
-                    views[i] = views[i][written:]
+                    views[i] = memoryview(views[i])[written:]
                     written = 0
 
     def sync_data(self, fd: int) -> None:

@@ -32,9 +32,10 @@ import copy
 from typing import IO, Any
 
 from nanstats.errors import ParquetFormatError
-from nanstats.metadata.compact import replace
+from nanstats.metadata.compact import UNKNOWN, replace
 from nanstats.metadata.footer import Footer
-from nanstats.metadata.thrift import decode, encode, pq
+from nanstats.metadata.pages import DATA_PAGE_TYPES
+from nanstats.metadata.thrift import decode, encode, encode_each, pq
 from nanstats.parquet.source_map import SourceMap
 from nanstats.parquet.upgrading.plan import Chunk
 from nanstats.parquet.upgrading.writer import Writer
@@ -44,41 +45,40 @@ def write_chunk(w: Writer, ch: Chunk) -> None:
     """Write one chunk: pages copied, headers and indexes rewritten from ``ch.stats``."""
     path = ch.path
     new_start = w.pos
-    page_stats = iter(ch.stats.pages) if ch.stats is not None else None
+    rewriting = ch.stats is not None
+    headers = iter(_new_headers(ch, path)) if ch.stats is not None else None
     delta = 0  # change in header bytes
     shift = 0  # where the pages of a chunk copied whole moved by
     locations: list[tuple[int, int]] = []  # new (offset, size) of each data page
     dict_offset = index_offset = None
     old_meta = ch.old.meta_data
     for page in ch.pages:
-        if page_stats is not None and page.is_data:
-            header = page.header
-            sub = header.data_page_header if header.type == pq.PAGE_DATA else \
-                header.data_page_header_v2
-            assert sub is not None  # read_pages decoded a data page header for page.is_data
-            # The new statistics put in for the encoding and taken out again
-            # (cheaper than copying two structs per page).
-            old_stats, sub.statistics = sub.statistics, next(page_stats)
-            try:
-                raw_header = encode_rewritten(header, path, f"the page header at byte "
-                                               f"{page.offset}")
-            finally:
-                sub.statistics = old_stats
-            delta += len(raw_header) - page.header_length
-            at = w.write(raw_header)
-            w.copy(page.data_offset, page.compressed_page_size, path)
-        elif page_stats is None and page is ch.pages[0]:
-            # A chunk kept as it is: all its pages in one copy.
+        ptype = page.page_type
+        old_size = page.header_length + (page.header.compressed_page_size or 0)
+        if ptype in DATA_PAGE_TYPES:
+            if headers is not None:
+                raw_header = next(headers)
+                at = w.write(raw_header)
+                w.copy(page.offset + page.header_length, old_size - page.header_length, path)
+                grown = len(raw_header) - page.header_length
+                delta += grown
+                locations.append((at, old_size + grown))
+                continue
+            if page is ch.pages[0]:  # a chunk kept as it is: all its pages in one copy
+                at = w.copy(ch.start, ch.length, path)
+                shift = at - page.offset
+            else:
+                at = page.offset + shift
+            locations.append((at, old_size))
+            continue
+        if rewriting:
+            at = w.copy(page.offset, old_size, path)
+        elif page is ch.pages[0]:
             at = w.copy(ch.start, ch.length, path)
             shift = at - page.offset
         else:
-            at = page.offset + shift if page_stats is None else \
-                w.copy(page.offset, page.end - page.offset, path)
-        if page.is_data:
-            size = page.end - page.offset + (len(raw_header) - page.header_length
-                                             if page_stats is not None else 0)
-            locations.append((at, size))
-        elif page.page_type == pq.PAGE_DICTIONARY:
+            at = page.offset + shift
+        if ptype == pq.PAGE_DICTIONARY:
             dict_offset = at
         elif page.offset == old_meta.index_page_offset:
             index_offset = at
@@ -115,14 +115,47 @@ def write_chunk(w: Writer, ch: Chunk) -> None:
                                          "the OffsetIndex")
 
 
+def _new_headers(ch: Chunk, path: str) -> list[bytes]:
+    """The encoded header of each data page of ``ch`` with its new Statistics.
+
+    The rest of each header is as read (fields the IDL does not know too):
+    the new statistics are put in for the encoding and taken out again
+    (cheaper than copying two structures per page).
+    """
+    assert ch.stats is not None
+    data = [page for page in ch.pages if page.is_data]
+    # read_pages decoded a v1 or v2 header for each data page.
+    subs: list[Any] = [page.header.data_page_header if page.page_type == pq.PAGE_DATA
+                       else page.header.data_page_header_v2 for page in data]
+    olds = [sub.statistics for sub in subs]
+    try:
+        for sub, st in zip(subs, ch.stats.pages, strict=True):
+            sub.statistics = st
+        headers = [page.header for page in data]
+        try:
+            return encode_each(headers)
+        except (OverflowError, ValueError, TypeError):
+            for page in data:  # which one: ParquetFormatError naming it
+                encode_rewritten(page.header, path, f"the page header at byte {page.offset}")
+            raise
+    finally:
+        for sub, old in zip(subs, olds, strict=True):
+            sub.statistics = old
+
+
 def _offset_index(old: Any, locations: list[tuple[int, int]], firsts: Any) -> Any:
     """The OffsetIndex of pages now at ``locations``: the old one's other fields kept
     (those the IDL does not know too), page by page when it lists as many pages."""
     old_locs = old.page_locations if old is not None else None
-    if not old_locs or len(old_locs) != len(locations):
-        old_locs = [pq.PageLocation()] * len(locations)
-    new_locs = [replace(loc, offset=o, compressed_page_size=s, first_row_index=r)
-                for (o, s), r, loc in zip(locations, firsts, old_locs, strict=True)]
+    if old is None or UNKNOWN not in vars(old):  # nothing unknown at any depth
+        location = pq.PageLocation
+        new_locs = [location(offset=o, compressed_page_size=s, first_row_index=r)
+                    for (o, s), r in zip(locations, firsts, strict=True)]
+    else:
+        if not old_locs or len(old_locs) != len(locations):
+            old_locs = [pq.PageLocation()] * len(locations)
+        new_locs = [replace(loc, offset=o, compressed_page_size=s, first_row_index=r)
+                    for (o, s), r, loc in zip(locations, firsts, old_locs, strict=True)]
     return pq.OffsetIndex(page_locations=new_locs) if old is None else \
         replace(old, page_locations=new_locs)
 
