@@ -111,3 +111,16 @@ def s3(s3_server, monkeypatch):  # type: ignore[no-untyped-def]
         monkeypatch.setenv(name, value)
     s3_server.bucket = s3_server.new_bucket()
     return s3_server
+
+
+# ---------------------------------------------------------------------------
+# Iceberg: a SQLite catalog (pyiceberg's SqlCatalog) with a local warehouse,
+# one per test, and a namespace "lake".
+@pytest.fixture
+def catalog(tmp_path):  # type: ignore[no-untyped-def]
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    cat = SqlCatalog("test", uri=f"sqlite:///{tmp_path}/catalog.db",
+                     warehouse=f"file://{tmp_path}/warehouse")
+    cat.create_namespace("lake")
+    return cat

@@ -302,6 +302,19 @@ def test_zero_signs_and_nan_reference_rows_every_level(simd_level, ft, kind, bit
     assert got == oracle_pages(col)
 
 
+_VALIDITY_KINDS = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
+                   "null_bytes": _kernels.VALIDITY_NULL_BYTES,
+                   "bitmap": _kernels.VALIDITY_BITMAP}
+
+
+def assert_pages_match_oracle(ft, bits, valid, starts, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """Every page's statistics from the kernel equal the slow oracle's."""
+    col = Column(ft, bits, valid, starts, 0)
+    table = kernel_table(col, _VALIDITY_KINDS[kind], 0)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
+
+
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
 @pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
 def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
@@ -326,12 +339,7 @@ def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
     bits = [b for p in pages for b in p]
     starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
     valid = (rng.random(len(bits)) > 0.2).tolist()
-    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
-    kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
-             "bitmap": _kernels.VALIDITY_BITMAP}
-    table = kernel_table(col, kinds[kind], 0)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
@@ -360,11 +368,7 @@ def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind) -
     bits = [b for p in pages for b in p]
     starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
     valid = (rng.random(len(bits)) > 0.05).tolist()
-    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
-    kinds = {"none": _kernels.VALIDITY_NONE, "bitmap": _kernels.VALIDITY_BITMAP}
-    table = kernel_table(col, kinds[kind], 0)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
@@ -386,9 +390,4 @@ def test_pages_opening_with_many_nans_every_level(simd_level, ft, kind) -> None:
     bits = [b for p in pages for b in p]
     starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
     valid = (rng.random(len(bits)) > 0.2).tolist()
-    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
-    kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
-             "bitmap": _kernels.VALIDITY_BITMAP}
-    table = kernel_table(col, kinds[kind], 0)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)

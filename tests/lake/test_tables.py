@@ -29,16 +29,6 @@ def data(n: int = 6) -> pa.Table:
                      "y": pa.array([None if v is None else v for v in x], pa.float32())})
 
 
-@pytest.fixture
-def catalog(tmp_path):  # type: ignore[no-untyped-def]
-    from pyiceberg.catalog.sql import SqlCatalog
-
-    cat = SqlCatalog("test", uri=f"sqlite:///{tmp_path}/catalog.db",
-                     warehouse=f"file://{tmp_path}/warehouse")
-    cat.create_namespace("lake")
-    return cat
-
-
 @pytest.mark.parametrize("partition_by", [None, ["k"]])
 def test_delta_live_files_are_the_logs_not_the_folders(tmp_path, partition_by):
     folder = str(tmp_path / "events")

@@ -73,16 +73,6 @@ def assert_clean(paths: list[str]) -> None:
         assert orders["x"] == "ieee754" and orders["y"] == "ieee754", orders
 
 
-@pytest.fixture
-def catalog(tmp_path):  # type: ignore[no-untyped-def]
-    from pyiceberg.catalog.sql import SqlCatalog
-
-    cat = SqlCatalog("test", uri=f"sqlite:///{tmp_path}/catalog.db",
-                     warehouse=f"file://{tmp_path}/warehouse")
-    cat.create_namespace("lake")
-    return cat
-
-
 # -- Delta Lake ----------------------------------------------------------------------------
 
 
