@@ -77,7 +77,7 @@ nitpick_ignore_regex = [
     (r"py:.*", r"(Any|IO|Literal|Sequence|Iterator|Callable|Mapping|PathLike|Path"
                r"|DataFrame|Series|Table|Array|ChunkedArray|RecordBatch|SparkSession"
                r"|DataType|StructType|ArgumentParser|Namespace|Counter|ndarray|dtype"
-               r"|NDArray|ArrayLike|Expr|NanSemantics|Comparison|Relation|ColumnOrderName"
+               r"|NDArray|ArrayLike|Expr|NanSemantics|Comparison|Relation|ColumnOrderName|Target"
                r"|Policy|BoundaryOrder|PhysicalType|Mask|KernelInput|Footer|LeafColumn"
                r"|PageStats|StatsTable|ColumnAbstract|Key|Page|Predicate)"),
     # The Thrift structures (pq.FileMetaData, ...) are classes thriftpy2 makes
