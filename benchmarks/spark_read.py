@@ -99,13 +99,18 @@ def run(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
                 m = measure(spark, lambda plan=plan, pred=pred: nanstats.spark.read(
                     spark, upgraded, pred, scan_plan=plan).count())
                 keep("nanstats", type(m)(m.result, m.seconds + plan_seconds, m.bytes_read))
+                # the other candidate, for the cost rule: pyarrow on the executors
+                # reading the kept pages only (method="arrow")
+                m = measure(spark, lambda plan=plan, pred=pred: nanstats.spark.read(
+                    spark, upgraded, pred, scan_plan=plan, method="arrow").count())
+                keep("arrow", type(m)(m.result, m.seconds + plan_seconds, m.bytes_read))
                 if "plan" not in best or plan_seconds < best["plan"]:
                     best["plan"] = plan_seconds
                     best["plan_obj"] = plan
             share = page_share(best["plan_obj"], index)
             out.append({"query": q, "pages_kept": share,
                         "plan_seconds": best["plan"],
-                        **{f"{k}_{f}": getattr(best[k], a) for k in ("pushdown", "full", "nanstats")
+                        **{f"{k}_{f}": getattr(best[k], a) for k in ("pushdown", "full", "nanstats", "arrow")
                            for f, a in (("rows", "result"), ("seconds", "seconds"),
                                         ("bytes", "bytes_read"))}})
     finally:
@@ -135,6 +140,8 @@ def report(results: list[dict[str, Any]], rows: int, repeat: int) -> bool:
               f"{r['full_bytes'] / 1e6:>5.0f}MB {r['full_seconds']:>5.2f}s | "
               f"{r['nanstats_bytes'] / 1e6:>5.0f}MB {r['nanstats_seconds']:>5.2f}s | "
               f"{ratio:>5.2f} {plan_share:>5.2f}{'' if hit else '  (target missed)'}")
+        print(f"{'':<52} {'':>6}   arrow path (candidate): {r['arrow_seconds']:.2f}s, "
+              f"{r['arrow_rows']:,} rows, ratio {r['arrow_seconds'] / r['full_seconds']:.2f}")
     print("\n! rows lost by Spark's pushdown (NaN rows its own semantics must return).")
     print("ratio = nanstats / Spark pushdown off (target <= 1.0; <= 0.5 when pages <= 20%); "
           "plan = planning / nanstats (target < 0.10)")

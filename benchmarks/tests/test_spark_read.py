@@ -16,7 +16,7 @@ def test_spark_read_benchmark_on_a_small_lake(spark, tmp_path, capsys) -> None:
     assert spark_read.prepare(spark, work, rows=40_000, days=2) == paths  # reused
     results = spark_read.run(spark, paths, ["temperature > 27", "is_nan(humidity)"], repeat=1)
     for r in results:
-        assert r["nanstats_rows"] == r["full_rows"] >= r["pushdown_rows"]
+        assert r["nanstats_rows"] == r["arrow_rows"] == r["full_rows"] >= r["pushdown_rows"]
         assert r["full_bytes"] > 0 and 0 < r["pages_kept"] <= 1
     spark_read.report(results, 40_000, 1)
     out = capsys.readouterr().out
