@@ -46,7 +46,7 @@ import pyarrow.fs as pafs
 
 from nanstats.lake.fs import Location, Target, is_uri, remote_errors, resolve
 
-__all__ = ["Listing", "ListingProblem", "is_bookkeeping", "is_glob", "list_lake",
+__all__ = ["Listing", "ListingProblem", "hive_partitions", "is_bookkeeping", "is_glob", "list_lake",
            "list_parquet_files"]
 
 ProblemKind = Literal["unreadable_folder", "not_a_regular_file", "dangling_link",
@@ -383,3 +383,35 @@ def list_parquet_files(path_or_paths: Target | Sequence[Target], *,
     FileNotFoundError: no such file or folder: .../missing
     """
     return list(list_lake(path_or_paths, filesystem=filesystem).files)
+
+
+def hive_partitions(path: str, root: str | os.PathLike[str] | None = None
+                    ) -> list[tuple[str, str | None]]:
+    """The Hive partition folders of a file's path, ``(name, value)``, outermost first.
+
+    Values are unescaped as Spark and Hive write them (``%3A`` for ``:``);
+    ``__HIVE_DEFAULT_PARTITION__`` (a null key) gives None.  With ``root``,
+    only the folders below it count (a ``=`` above the lake is not a key).
+
+    >>> hive_partitions("/lake/day=0/city=S%C3%A3o Paulo/part-0.parquet")
+    [('day', '0'), ('city', 'São Paulo')]
+    >>> hive_partitions("/data/x=1/lake/day=__HIVE_DEFAULT_PARTITION__/a.parquet", "/data/x=1/lake")
+    [('day', None)]
+    """
+    import urllib.parse
+
+    text = path
+    if root is not None:
+        base = os.fspath(root)
+        if "://" in text:
+            prefix = base.rstrip("/") + "/"
+            text = text[len(prefix):] if text.startswith(prefix) else text
+        else:
+            text = os.path.relpath(path, base)
+    out: list[tuple[str, str | None]] = []
+    for segment in text.replace("\\", "/").split("/")[:-1]:
+        name, sep, value = segment.partition("=")
+        if sep and name:
+            out.append((name, None if value == "__HIVE_DEFAULT_PARTITION__"
+                        else urllib.parse.unquote(value)))
+    return out

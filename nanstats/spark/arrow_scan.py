@@ -29,19 +29,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from nanstats.lake.listing import hive_partitions
 from nanstats.prune.profiles import EngineProfile, profile
 
 __all__ = ["arrow_frame"]
-
-
-def _partition_values(path: str, root: str) -> dict[str, str]:
-    rel = os.path.relpath(os.path.dirname(path), root)
-    out = {}
-    for part in rel.split(os.sep):
-        if "=" in part:
-            k, _, v = part.partition("=")
-            out[k] = v
-    return out
 
 
 def _read_batches(batches: Iterator[pa.RecordBatch], root: str, predicate: str,
@@ -63,7 +54,7 @@ def _read_batches(batches: Iterator[pa.RecordBatch], root: str, predicate: str,
             sel = RowSelection({g: tuple(tuple(r) for r in json.loads(ranges))}, 0)
             file_names = set(papq.ParquetFile(path).schema_arrow.names)
             table = read_selection(path, sel, [n for n in schema.names if n in file_names])
-            parts = _partition_values(path, root)
+            parts = dict(hive_partitions(path, root))
             for name in schema.names:
                 if name not in table.column_names:
                     value = parts.get(name)

@@ -34,6 +34,7 @@ from nanstats.core.records import COLUMN, STATS_FIELDS, stats_columns
 from nanstats.core.stats import page_table
 from nanstats.core.table import PARTIAL_COLUMNS, StatsTable, merge_rows
 from nanstats.lake.fs import resolve
+from nanstats.lake.listing import hive_partitions
 from nanstats.spark.splits import opened, split_batches, split_frame
 
 # What a task sends Spark: the column's name and a partial StatsTable row.
@@ -257,7 +258,7 @@ def file_keys(df: Any, by: Sequence[str], columns: Sequence[str], first_file: st
         in_file = set(papq.read_schema(source).names)
     if not set(columns) <= in_file:
         return None
-    folders = {name for name, _ in folder_values(resolve(first_file).path)}
+    folders = {name for name, _ in hive_partitions(resolve(first_file).path)}
     types = {f.name: f.dataType for f in df.schema.fields}
     from_folders = []
     for k in by:
@@ -267,24 +268,6 @@ def file_keys(df: Any, by: Sequence[str], columns: Sequence[str], first_file: st
             return None
         from_folders.append(from_folder)
     return FileKeys(tuple(by), tuple(to_arrow_type(types[k]) for k in by), tuple(from_folders))
-
-
-def folder_values(path: str) -> list[tuple[str, str | None]]:
-    """The Hive partition folders of a path, ``(name, value)``, the value unescaped as
-    Spark writes it (``%3A`` for ``:``) and None for ``__HIVE_DEFAULT_PARTITION__``.
-
-    >>> folder_values("/lake/day=0/city=S%C3%A3o Paulo/part-0.parquet")
-    [('day', '0'), ('city', 'São Paulo')]
-    """
-    import urllib.parse
-
-    out: list[tuple[str, str | None]] = []
-    for segment in path.replace("\\", "/").split("/")[:-1]:
-        name, sep, value = segment.partition("=")
-        if sep and name:
-            out.append((name, None if value == "__HIVE_DEFAULT_PARTITION__"
-                        else urllib.parse.unquote(value)))
-    return out
 
 
 def _read_split(path: str, pf: Any, groups: list[int], keys: FileKeys,
@@ -299,7 +282,7 @@ def _read_split(path: str, pf: Any, groups: list[int], keys: FileKeys,
     wanted = list(dict.fromkeys(n for n in (*file_keys_, *names) if n in in_file))
     table = pf.read_row_groups(groups, columns=wanted, use_threads=False)
     n = table.num_rows
-    folders = dict(folder_values(resolve(path).path))
+    folders = dict(hive_partitions(resolve(path).path))
     arrays: list[Any] = []
     for k, t, from_folder in zip(keys.names, keys.types, keys.from_folders, strict=True):
         if from_folder:

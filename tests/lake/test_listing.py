@@ -216,3 +216,14 @@ def test_listing_on_fsspec_memory():
     assert list_parquet_files("memory://listing-test") == _expected("memory://listing-test/")
     assert list_parquet_files("/listing-test/day=1", filesystem=memory) == \
         ["/listing-test/day=1/a.parquet", "/listing-test/day=1/b.PARQUET"]
+
+
+def test_hive_partitions_one_rule_for_paths_and_uris() -> None:
+    from nanstats.lake.listing import hive_partitions
+
+    uri = "s3://b/x=9/lake/day=1/kind=a%2Fb/part-0"
+    assert hive_partitions(uri) == [("x", "9"), ("day", "1"), ("kind", "a/b")]
+    assert hive_partitions(uri, "s3://b/x=9/lake") == [("day", "1"), ("kind", "a/b")]
+    assert hive_partitions(os.path.join("lake", "day=2", "a.parquet"),
+                           os.path.abspath("lake")) == [("day", "2")]
+    assert hive_partitions("/lake/=3/a.parquet") == []  # no name: not a key
