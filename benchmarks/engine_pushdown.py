@@ -54,8 +54,12 @@ def _polars_file(path: str, e: Expr) -> set[int]:
 def _spark_file(spark: Any, path: str, e: Expr) -> set[int]:
     from nanstats.spark.sql import to_spark_sql
 
-    spark.conf.set("spark.sql.parquet.filterPushdown", "true")
-    return {r.i for r in spark.read.parquet(path).where(to_spark_sql(e)).select("i").collect()}
+    previous = spark.conf.get("spark.sql.parquet.filterPushdown")
+    spark.conf.set("spark.sql.parquet.filterPushdown", "true")  # Spark's default, made sure
+    try:
+        return {r.i for r in spark.read.parquet(path).where(to_spark_sql(e)).select("i").collect()}
+    finally:
+        spark.conf.set("spark.sql.parquet.filterPushdown", previous)
 
 
 @dataclass(frozen=True)

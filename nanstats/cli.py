@@ -88,12 +88,12 @@ def _table_files(path: str, doc: Document) -> list[str] | None:
     """The live files of the Delta Lake or Iceberg table in folder ``path`` (read
     through the table's library); None when ``path`` is no table.  A table
     that cannot be read, or has no live file, is an error of ``doc``."""
-    from nanstats.lake.tables import open_table, table_format
+    from nanstats.lake.tables import live_files
 
     try:
-        if table_format(path) is None:
+        files = live_files(path)
+        if files is None:
             return None
-        files = open_table(path).paths
     except _INPUT_ERRORS as exc:
         doc.error(path, _describe(exc, path))
         return []

@@ -39,7 +39,7 @@ from nanstats.lake.fs import Location, is_uri, resolve
 from nanstats.lake.listing import list_parquet_files
 
 __all__ = ["LakeTable", "TableFile", "delta_table", "iceberg_table",
-           "list_data_files", "open_table", "table_format", "table_root"]
+           "list_data_files", "live_files", "open_table", "table_format", "table_root"]
 
 TableFormat = Literal["delta", "iceberg"]
 
@@ -395,6 +395,22 @@ def _static_iceberg_table(where: Location, storage_options: Mapping[str, str] | 
 
 
 
+def live_files(path: str | os.PathLike[str]) -> list[str] | None:
+    """The live files of the table that ``path`` is (its folder, or an Iceberg
+    ``*.metadata.json``), read through the table's library; None when it is no table.
+
+    >>> import tempfile
+    >>> live_files(tempfile.mkdtemp()) is None
+    True
+    """
+    text = os.fspath(path)
+    if not (is_uri(text) or os.path.isdir(text) or text.endswith(_METADATA_SUFFIX)):
+        return None  # a local file or glob: no get_file_info needed
+    if table_format(text) is None:
+        return None
+    return open_table(text).paths
+
+
 def list_data_files(path_or_paths: str | os.PathLike[str] | Sequence[str]) -> list[str]:
     """The data files of the given paths: a table's folder gives its live files
     (:func:`open_table`), any other path what
@@ -412,8 +428,6 @@ def list_data_files(path_or_paths: str | os.PathLike[str] | Sequence[str]) -> li
     files: list[str] = []
     for item in items:
         text = os.fspath(item)
-        if (is_uri(text) or os.path.isdir(text)) and table_format(text) is not None:
-            files += open_table(text).paths
-        else:
-            files += list_parquet_files(text)
+        live = live_files(text)
+        files += live if live is not None else list_parquet_files(text)
     return files

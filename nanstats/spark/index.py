@@ -34,7 +34,7 @@ from nanstats.arrow import record_schema
 from nanstats.core.records import INDEX_FIELDS, stats_columns
 from nanstats.errors import NanstatsError
 from nanstats.lake.listing import list_lake
-from nanstats.lake.tables import open_table, table_format
+from nanstats.lake.tables import live_files
 from nanstats.spark.splits import opened, split_batches, split_frame
 from nanstats.spark.summary import spark_schema
 
@@ -104,12 +104,6 @@ def _index_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch
         yield pa.RecordBatch.from_pydict(rows, schema=INDEX_SCHEMA)
 
 
-def _is_table(path: str) -> bool:
-    from nanstats.lake.fs import is_uri
-
-    return (is_uri(path) or os.path.isdir(path)) and table_format(path) is not None
-
-
 def listed_files(path_or_paths: str | os.PathLike[str] | Sequence[str]) -> list[str]:
     """The Parquet files of a lake for a Spark job, listed on the driver.
 
@@ -131,12 +125,13 @@ def listed_files(path_or_paths: str | os.PathLike[str] | Sequence[str]) -> list[
     FileNotFoundError: no such file or folder: .../missing
     """
     items = [path_or_paths] if isinstance(path_or_paths, (str, os.PathLike)) else path_or_paths
-    live = [os.fspath(t) for t in items if _is_table(os.fspath(t))]
+    tables = {os.fspath(t): live_files(t) for t in items}
+    live = {t: files for t, files in tables.items() if files is not None}
     if live:  # a table's folder: its live files, read through the table's library
         if len(live) < len(items):
             raise ValueError("a table's folder cannot be mixed with other paths: "
                              f"{', '.join(live)}")
-        return [f for t in live for f in open_table(t).paths]
+        return [f for files in live.values() for f in files]
     listing = list_lake(path_or_paths)
     errors = [p for p in listing.problems if p.is_error]
     if errors:
