@@ -23,7 +23,14 @@ $(STAMP): pyproject.toml setup.py
 build: $(STAMP)
 	$(PY) setup.py --quiet build_ext --inplace
 
-test: build
+# Hadoop's S3A connector for Spark's own readers in the object-store tests
+# (pyspark does not ship it; tools/s3a_jars.py says where it comes from).
+S3A_JARS := build/s3a-jars/hadoop-aws-3.3.1.jar
+$(S3A_JARS): tools/s3a_jars.py | $(STAMP)
+	$(PY) tools/s3a_jars.py build/s3a-jars >/dev/null
+	touch $(S3A_JARS)
+
+test: build $(S3A_JARS)
 	$(PY) -m pytest
 
 # nanstats on a Spark standalone cluster on 127.0.0.1 (tests/spark/test_cluster.py;
@@ -96,8 +103,11 @@ test-pandas2: build
 
 # The main job: a sample lake through nanstats on local Spark (demo/job.py;
 # python -m demo --help for its options).  Not part of the package.
-demo: build
-	$(PY) -m demo
+# LAKE=s3://bucket/prefix runs the same job on an object-store lake (the
+# standard AWS_* variables say where and who; Spark gets the S3A connector).
+LAKE ?=
+demo: build $(if $(LAKE),$(S3A_JARS))
+	$(PY) -m demo $(if $(LAKE),--lake $(LAKE) $$($(PY) tools/s3a_jars.py --spark-conf))
 
 # A million pruning soundness cases (CI runs 300,000 inside make test).
 prune-soundness: build

@@ -21,7 +21,13 @@ Spark 4.3 cannot read), then, on the executors:
    files, row groups, pages and bytes read, time taken, and checks that
    nanstats returns the rows of the correct scan.
 
-    python -m demo [--input DIR] [--output DIR] [--master URL] [--rows N]
+With ``--lake URI`` (``s3://bucket/prefix``, or any URI both Spark and
+nanstats reach) the sample lake, its index and the upgraded copy are written
+there instead, and every step runs on the object store (demo/object_store.py
+says what Spark needs for it); the report stays in ``--output``.
+
+    python -m demo [--input DIR|URI] [--lake URI] [--output DIR] [--master URL] [--rows N]
+                   [--spark-conf KEY=VALUE ...]
 """
 
 from __future__ import annotations
@@ -229,7 +235,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m demo",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--input", help="a folder of Parquet files (default: generate one)")
-    parser.add_argument("--output", help="where to write (default: a new temporary folder)")
+    parser.add_argument("--lake", help="where the lake, its index and the upgraded copy go: "
+                        "a folder or an object-store URI (default: in --output)")
+    parser.add_argument("--output", help="where to write the report (and, without --lake, "
+                        "the lake; default: a new temporary folder)")
+    parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting for the demo's session (repeatable)")
     parser.add_argument("--master", default="local[2]", help="Spark master URL")
     parser.add_argument("--rows", type=int, default=2_000_000, help="rows of the sample lake")
     parser.add_argument("--repeat", type=int, default=3,
@@ -240,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import nanstats.spark
     from demo.lake import make_float16_files, make_lake
+    from demo.object_store import connect, spark_uri
+    from nanstats.lake.fs import join_path
     from nanstats.lake.listing import list_parquet_files
     from nanstats.spark.session import local_session
 
@@ -252,23 +265,32 @@ def main(argv: list[str] | None = None) -> int:
     own_session = SparkSession.getActiveSession() is None
     from demo.measure import SESSION_CONF
 
+    conf = dict(SESSION_CONF)
+    for item in args.spark_conf:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--spark-conf takes KEY=VALUE, not {item!r}")
+        conf[key] = value
     spark = local_session(args.master, "nanstats-demo",
-                          **{k.replace(".", "_"): v for k, v in SESSION_CONF.items()})
+                          **{k.replace(".", "_"): v for k, v in conf.items()})
     spark.sparkContext.setLogLevel("ERROR")
+    root = spark_uri(args.lake) if args.lake else output
+    for where in (root, *([spark_uri(args.input)] if args.input else [])):
+        connect(spark, where)
     _say(console, f"[bold]nanstats demo[/bold] on Spark {spark.version} ({args.master}); "
-                  f"output in {output}")
+                  f"lake in {root}, report in {output}")
 
     lake16 = None
     if args.input:
-        lake = args.input
+        lake = spark_uri(args.input)
     else:
-        lake = os.path.join(output, "lake")
+        lake = join_path(root, "lake")
         t = time.perf_counter()
         info = make_lake(spark, lake, rows=args.rows)
         _say(console, f"1. generated a lake of {info['rows']:,} readings in {info['files']} files "
                       f"({info['bytes'] / 1e6:.1f} MB; days {info['spark_days']} by Spark, "
                       f"{info['pyarrow_days']} by pyarrow) in {time.perf_counter() - t:.1f} s")
-        lake16 = os.path.join(output, "lake-float16")
+        lake16 = join_path(root, "lake-float16")
         info16 = make_float16_files(lake16, rows=max(20_000, args.rows // 10))
         _say(console, f"   and {info16['rows']:,} float16 readings in {info16['files']} files "
                       "written by pyarrow (Spark 4.3 cannot read FLOAT16 columns: nanstats "
@@ -278,8 +300,8 @@ def main(argv: list[str] | None = None) -> int:
 
     t = time.perf_counter()
     index = nanstats.spark.index_files(spark, [lake, *([lake16] if lake16 else [])])
-    nanstats.spark.save_index(index, os.path.join(output, "index"))
-    index = nanstats.spark.load_index(spark, os.path.join(output, "index"))
+    nanstats.spark.save_index(index, join_path(root, "index"))
+    index = nanstats.spark.load_index(spark, join_path(root, "index"))
     rows = index.groupBy("column").agg(
         {"page": "count", "nan_count": "sum", "neg_nan_count": "sum", "null_count": "sum"}
     ).collect()
@@ -296,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
            ["finding", "chunks"], [[k, v] for k, v in sorted(audit.items())])
 
     t = time.perf_counter()
-    upgraded = os.path.join(output, "upgraded")
+    upgraded = join_path(root, "upgraded")
     results = nanstats.spark.upgrade_files(spark, lake, upgraded).collect()
     errors = [r for r in results if r.error]
     _say(console, f"4. upgraded {len(results) - len(errors)} of {len(results)} files to IEEE 754 "
@@ -310,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     _say(console, "   after: " + ", ".join(f"{k}: {v}" for k, v in sorted(audit_after.items())))
     clean16 = True
     if lake16:
-        upgraded16 = os.path.join(output, "upgraded-float16")
+        upgraded16 = join_path(root, "upgraded-float16")
         results16 = nanstats.spark.upgrade_files(spark, lake16, upgraded16).collect()
         clean16 = not any(r.error for r in results16) and _float16_checked(lake16, upgraded16)
         _say(console, f"   float16 files: {len(results16)} upgraded; nanstats.parquet.verification "
@@ -373,14 +395,19 @@ def _float16_checked(src_dir: str, dst_dir: str) -> bool:
     import numpy as np
     import pyarrow.parquet as papq
 
+    from nanstats.lake.fs import join_path, relative_path, resolve
     from nanstats.lake.listing import list_parquet_files
     from nanstats.parquet.verification import RULES, verify
 
+    def read(path: str) -> Any:
+        where = resolve(path)
+        return papq.read_table(where.path, filesystem=where.filesystem)
+
     for src in list_parquet_files(src_dir):
-        dst = os.path.join(dst_dir, os.path.relpath(src, src_dir))
+        dst = join_path(dst_dir, relative_path(src, src_dir))
         if any(RULES[v.kind].in_metadata for v in verify(dst)):  # pages are copied as is
             return False
-        a, b = papq.read_table(src), papq.read_table(dst)
+        a, b = read(src), read(dst)
         for name in a.column_names:
             x, y = a.column(name).combine_chunks(), b.column(name).combine_chunks()
             if x.null_count != y.null_count or not x.is_null().equals(y.is_null()):

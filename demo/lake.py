@@ -23,7 +23,6 @@ executors, as lakes fed by several tools are:
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -60,11 +59,16 @@ def _readings_sql(rows: int, days: int) -> list[str]:
 
 def _write_with_pyarrow(batches: Iterator[pa.RecordBatch], root: str
                         ) -> Iterator[pa.RecordBatch]:
-    """Executor side: write each partition's rows with pyarrow, NaN signs kept."""
+    """Executor side: write each partition's rows with pyarrow, NaN signs kept.
+
+    ``root`` is a local folder or a URI (the file system layer of nanstats).
+    """
     import uuid
 
     import pyarrow.compute as pc
     import pyarrow.parquet as papq
+
+    from nanstats.lake.fs import join_path, resolve
 
     tables: dict[int, list[pa.RecordBatch]] = {}
     for batch in batches:
@@ -83,20 +87,22 @@ def _write_with_pyarrow(batches: Iterator[pa.RecordBatch], root: str
                                           [volts.buffers()[0], pa.py_buffer(flipped.tobytes())],
                                           offset=0)
         table = table.set_column(table.schema.get_field_index("voltage"), "voltage", new_volts)
-        folder = os.path.join(root, f"day={day}")
-        os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, f"part-{uuid.uuid4().hex[:12]}.parquet")
-        papq.write_table(table, path, row_group_size=100_000, data_page_size=8 * 1024,
-                         use_dictionary=["sensor"],
-                         write_page_index=True)
+        path = join_path(root, f"day={day}/part-{uuid.uuid4().hex[:12]}.parquet")
+        where = resolve(path)
+        where.filesystem.create_dir(resolve(join_path(root, f"day={day}")).path)
+        papq.write_table(table, where.path, filesystem=where.filesystem,
+                         row_group_size=100_000, data_page_size=8 * 1024,
+                         use_dictionary=["sensor"], write_page_index=True)
         written.append(path)
     yield pa.RecordBatch.from_pydict({"path": written}, schema=pa.schema([("path", pa.string())]))
 
 
 def make_lake(spark: Any, path: str, rows: int = 2_000_000, days: int = 4) -> dict[str, Any]:
-    """Write the sample lake under ``path``; returns what was written."""
+    """Write the sample lake under ``path`` (a folder or a URI Spark and nanstats
+    both reach, e.g. ``s3a://bucket/lake``); returns what was written."""
     from pyspark import cloudpickle
 
+    from nanstats.lake.fs import resolve
     from nanstats.lake.listing import list_parquet_files
 
     # This module is not installed on the executors (only nanstats is): ship
@@ -111,13 +117,14 @@ def make_lake(spark: Any, path: str, rows: int = 2_000_000, days: int = 4) -> di
     later.mapInArrow(lambda it: _write_with_pyarrow(it, path), "path string").collect()
     files = list_parquet_files(path)
     return {"path": path, "rows": rows, "days": days, "files": len(files),
-            "bytes": sum(os.path.getsize(f) for f in files),
+            "bytes": sum(resolve(f).info().size for f in files),
             "spark_days": list(range(half)), "pyarrow_days": list(range(half, days))}
 
 
 def make_float16_files(path: str, rows: int = 200_000, files: int = 2, seed: int = 11
                        ) -> dict[str, Any]:
-    """A fleet of low-power sensors that store readings as float16, written by pyarrow.
+    """A fleet of low-power sensors that store readings as float16, written by pyarrow
+    under ``path`` (a folder or a URI).
 
     Spark 4.3 cannot read FLOAT16 Parquet columns (``PARQUET_TYPE_ILLEGAL``),
     so these files sit beside the Spark lake: nanstats indexes, upgrades and
@@ -130,6 +137,8 @@ def make_float16_files(path: str, rows: int = 200_000, files: int = 2, seed: int
     (1, 4000)
     """
     import pyarrow.parquet as papq
+
+    from nanstats.lake.fs import join_path, resolve
 
     rng = np.random.default_rng(seed)
     per_file = max(1, rows // files)
@@ -155,11 +164,11 @@ def make_float16_files(path: str, rows: int = 200_000, files: int = 2, seed: int
             "temperature_f16": pa.array(temp, mask=nulls, type=pa.float16()),
             "humidity_f16": pa.array(hum, type=pa.float16()),
         })
-        folder = os.path.join(path, f"part={k}")
-        os.makedirs(folder, exist_ok=True)
-        out = os.path.join(folder, "readings.parquet")
-        papq.write_table(table, out, row_group_size=50_000, data_page_size=4 * 1024,
-                         write_page_index=True)
+        out = join_path(path, f"part={k}/readings.parquet")
+        where = resolve(out)
+        where.filesystem.create_dir(resolve(join_path(path, f"part={k}")).path)
+        papq.write_table(table, where.path, filesystem=where.filesystem,
+                         row_group_size=50_000, data_page_size=4 * 1024, write_page_index=True)
         written.append(out)
     return {"path": path, "rows": rows, "files": len(written),
-            "bytes": sum(os.path.getsize(f) for f in written)}
+            "bytes": sum(resolve(f).info().size for f in written)}

@@ -94,26 +94,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 
 # ---------------------------------------------------------------------------
-# Object stores: one S3-compatible server (moto_server) on 127.0.0.1 per run,
-# started on first use.  `s3` sets only the standard AWS_* variables (so
-# pyarrow, fsspec, deltalake and pyiceberg find it the way they find AWS) for
-# the test that asks for it, and gives it a fresh bucket.
-@pytest.fixture(scope="session")
-def s3_server():  # type: ignore[no-untyped-def]
-    from tests.s3server import running_s3_server
-    with running_s3_server() as server:
-        yield server
-
-
-@pytest.fixture
-def s3(s3_server, monkeypatch):  # type: ignore[no-untyped-def]
-    for name, value in s3_server.env.items():
-        monkeypatch.setenv(name, value)
-    s3_server.bucket = s3_server.new_bucket()
-    return s3_server
-
-
-# ---------------------------------------------------------------------------
 # Iceberg: a SQLite catalog (pyiceberg's SqlCatalog) with a local warehouse,
 # one per test, and a namespace "lake".
 @pytest.fixture

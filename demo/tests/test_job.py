@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from demo import job as demo
 
 
@@ -31,3 +33,35 @@ def test_audit_counts_legacy_findings(tmp_path) -> None:
     papq.write_table(pa.table({"x": [1.0, float("nan")], "s": ["a", "b"]}), path)
     audit = demo.audit_legacy_statistics([str(path)])
     assert audit["float column chunks"] == 1 and audit["no nan_count"] == 1
+
+
+def test_demo_runs_on_an_object_store_lake(spark, s3, tmp_path, capsys) -> None:
+    """--lake s3://...: Spark (through S3A) and nanstats (through pyarrow) on the S3 server."""
+    env = dict(spark.sparkContext.environment)
+    try:
+        code = demo.main(["--rows", "60000", "--repeat", "1", "--output", str(tmp_path),
+                          "--lake", f"s3://{s3.bucket}/demo"])
+    finally:
+        spark.sparkContext.environment.clear()
+        spark.sparkContext.environment.update(env)
+    out = capsys.readouterr().out
+    flat = " ".join(out.split())
+    assert code == 0, out
+    assert f"lake in s3a://{s3.bucket}/demo" in flat
+    assert "bit for bit: yes" in out
+    assert "nanstats returns the rows of Spark's correct scan: yes" in out
+    keys = s3.keys(s3.bucket)
+    for folder in ("demo/lake/", "demo/lake-float16/", "demo/index/", "demo/upgraded/",
+                   "demo/upgraded-float16/"):
+        assert any(k.startswith(folder) and k.endswith(".parquet") for k in keys), folder
+    assert not any("nanstats-tmp" in k for k in keys)
+    assert not os.path.exists(tmp_path / "lake")  # nothing of the lake on local disk
+    assert os.path.exists(tmp_path / "queries.json")
+
+
+def test_demo_names_a_missing_connector(spark, tmp_path) -> None:
+    from demo.object_store import connect
+    from nanstats.errors import MissingDependencyError
+
+    with pytest.raises(MissingDependencyError, match="no file system for nowhere://"):
+        connect(spark, "nowhere://bucket/lake")

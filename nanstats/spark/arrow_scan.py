@@ -29,6 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from nanstats.lake.fs import resolve
 from nanstats.lake.listing import hive_partitions
 from nanstats.prune.profiles import EngineProfile, profile
 
@@ -52,7 +53,9 @@ def _read_batches(batches: Iterator[pa.RecordBatch], root: str, predicate: str,
                                    batch.column("row_group").to_pylist(),
                                    batch.column("ranges").to_pylist(), strict=True):
             sel = RowSelection({g: tuple(tuple(r) for r in json.loads(ranges))}, 0)
-            file_names = set(papq.ParquetFile(path).schema_arrow.names)
+            where = resolve(path)  # local or remote: the file system layer
+            file_names = set(papq.ParquetFile(where.path,
+                                              filesystem=where.filesystem).schema_arrow.names)
             table = read_selection(path, sel, [n for n in schema.names if n in file_names])
             parts = dict(hive_partitions(path, root))
             for name in schema.names:

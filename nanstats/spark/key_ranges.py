@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nanstats.lake.fs import resolve
 from nanstats.metadata.footer import Footer, LeafColumn, read_footer
 from nanstats.metadata.page_index import PageIndexRegion
 from nanstats.prune.results import RowSelection
@@ -176,7 +177,7 @@ def file_key_ranges(path: str | os.PathLike[str], selection: RowSelection,
     if not keys:
         return None
     best: KeyRanges | None = None
-    with open(path, "rb") as f:
+    with resolve(path).open_reader() as f:  # local or remote: the file system layer
         region = PageIndexRegion(f, footer)
         for leaf in keys:
             pages = {g: _pages(footer, region, g, leaf) for g in range(footer.num_row_groups)}

@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from nanstats.lake.fs import resolve
 from nanstats.metadata.footer import read_footer
 from nanstats.prune import expressions as ex
 from nanstats.prune.binding import bind
@@ -138,7 +139,7 @@ def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
         return spark.createDataFrame([], schema)
     condition = native_sql(plan, plan.semantics)
     reader = spark.read.schema(schema)
-    if os.path.isdir(root):  # partition columns (day=1/...) are found from the root
+    if resolve(root).is_dir():  # partition columns (day=1/...) are found from the root
         reader = reader.option("basePath", root)
     ranged = [f for f in plan.files if f in keys]
     whole = [f for f in plan.files if f not in keys]

@@ -38,6 +38,7 @@ import pyarrow as pa
 
 from nanstats.core.floats import BY_PHYSICAL_TYPE
 from nanstats.core.stats import ColumnStats
+from nanstats.lake.fs import resolve
 from nanstats.lake.listing import list_parquet_files
 from nanstats.prune.binding import bind
 from nanstats.prune.expressions import Expr
@@ -245,8 +246,8 @@ def _file_source(path: str) -> Any:
     """The FileSource of a file, kept while the file is unchanged (size and mtime)."""
     from nanstats.prune.parquet_source import FileSource
 
-    st = os.stat(path)
-    key = (path, st.st_size, st.st_mtime_ns)
+    info = resolve(path).info()  # local or remote: the file system layer
+    key = (path, info.size, info.mtime_ns)
     src = _FILE_SOURCES.get(key)
     if src is None:
         if len(_FILE_SOURCES) >= 4096:
