@@ -46,6 +46,9 @@ def main(lake: str, out: str) -> None:
         "summary": rows(nanstats.spark.summary(df, by="sensor")),
         "summary_rows": rows(nanstats.spark.summary(df, by="sensor", read_files=False)),
         "summary_day": rows(nanstats.spark.summary(df, by="day")),
+        "summary_site": rows(nanstats.spark.summary(df.select("site", "temp"), by="site")),
+        "summary_site_rows": rows(nanstats.spark.summary(df.select("site", "temp"), by="site",
+                                                         read_files=False)),
         "pandas_udf": rows(df.groupBy("sensor").agg(*nanstats.spark.summary_columns(
             "temp", ["num_values", "nan_count", "min_bits", "max_bits"]))),
         "index": rows(nanstats.spark.index_files(spark, lake).select(

@@ -27,7 +27,8 @@ pytestmark = pytest.mark.cluster
 
 
 def _lake(root: Path) -> dict[int, pa.Table]:
-    """Readings in Hive partitions day=0 and day=1, an int sensor key, NaNs of both signs."""
+    """Readings in Hive partitions day=0 and day=1, an int sensor key, a string site
+    key, NaNs of both signs."""
     rng = np.random.default_rng(21)
     by_day = {}
     for day in range(2):
@@ -35,7 +36,9 @@ def _lake(root: Path) -> dict[int, pa.Table]:
         temp = rng.normal(20, 5, n)
         temp[rng.random(n) < 0.05] = np.nan
         temp[rng.random(n) < 0.02] = -np.nan
+        sites = np.array(["north", "south", "Zürich", "east side"])[rng.integers(0, 4, n)]
         table = pa.table({"sensor": pa.array(rng.integers(0, 4, n), pa.int32()),
+                          "site": pa.array(sites, pa.string()),
                           "temp": pa.array(temp, mask=rng.random(n) < 0.03)})
         folder = root / f"day={day}"
         folder.mkdir(parents=True)
@@ -83,6 +86,15 @@ def test_cluster(tmp_path_factory) -> None:
                              r["neg_nan_count"], r["min_bits"] % (1 << 64),
                              r["max_bits"] % (1 << 64)) for r in report[name]}
         assert got == expected, name
+    sites = whole.column("site").to_numpy(zero_copy_only=False)
+    for name in ("summary_site", "summary_site_rows"):
+        got = {r["site"]: (r["num_values"], r["nan_count"], r["min_bits"] % (1 << 64),
+                           r["max_bits"] % (1 << 64)) for r in report[name]}
+        want = {}
+        for site in np.unique(sites):
+            s = nanstats.summary(whole.column("temp").filter(pa.array(sites == site)))
+            want[str(site)] = (s.num_values, s.nan_count, s.min_bits, s.max_bits)
+        assert got == want, name
     by_day = {r["day"]: r for r in report["summary_day"]}
     for day, table in tables.items():
         assert by_day[day]["nan_count"] == nanstats.summary(table.column("temp")).nan_count
