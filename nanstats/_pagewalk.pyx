@@ -621,7 +621,7 @@ cdef class Walk:
     def columns(self):
         """The walked pages' columns by name (int64 arrays, ABSENT where unset)."""
         arr = self._cols[:self.n]
-        return {name: arr[:, i] for i, name in enumerate(COLUMNS)}
+        return {name: np.ascontiguousarray(arr[:, i]) for i, name in enumerate(COLUMNS)}
 
     def headers(self):
         """The walked pages' header bytes, back to back."""
