@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from nanstats._pagewalk import encode_float_statistics
-
 from nanstats.core.byte_bounds import StringBounds, StringChunkStats
 from nanstats.core.column_index import ColumnIndex
 from nanstats.core.rules import BoundaryOrder, ColumnOrderName, TypeOrderPolicy, bounds_to_write

@@ -116,11 +116,11 @@ class PageTable:
 
     @classmethod
     def _of_walk(cls, walk: Any) -> PageTable:
-        cols = walk.columns()
-        return cls(*(np.ascontiguousarray(cols[name]) for name in (
-            "offset", "header_length", "type", "uncompressed_page_size", "compressed_page_size",
-            "num_values", "num_rows", "num_nulls", "encoding", "stats_lo", "stats_hi",
-            "stats_prev", "next_byte", "header_at")), walk.headers())
+        c = walk.columns()
+        return cls(c["offset"], c["header_length"], c["type"], c["uncompressed_page_size"],
+                   c["compressed_page_size"], c["num_values"], c["num_rows"], c["num_nulls"],
+                   c["encoding"], c["stats_lo"], c["stats_hi"], c["stats_prev"],
+                   c["next_byte"], c["header_at"], walk.headers())
 
     def __len__(self) -> int:
         return len(self.offset)
@@ -128,7 +128,9 @@ class PageTable:
     @property
     def is_data(self) -> npt.NDArray[np.bool_]:
         """True for data pages (v1 or v2)."""
-        return (self.page_type == PAGE_DATA) | (self.page_type == PAGE_DATA_V2)
+        data: npt.NDArray[np.bool_] = (self.page_type == PAGE_DATA) | \
+            (self.page_type == PAGE_DATA_V2)
+        return data
 
     @property
     def end(self) -> I64:

@@ -292,7 +292,7 @@ def check_offset_index_pages(pages: list[Page] | PageTable, offset_index: pq.Off
     bad = np.flatnonzero((offsets != page_offsets) | (sizes != page_sizes))
     if len(bad):
         i = int(bad[0])
-        loc = offset_index.page_locations[i]
+        loc = (offset_index.page_locations or [])[i]
         raise ParquetFormatError(
             f"{where}: OffsetIndex page {i} is at byte {loc.offset} ({loc.compressed_page_size}"
             f" bytes) but data page {i} is at byte {int(page_offsets[i])} "
@@ -399,13 +399,14 @@ def check_first_rows(pages: list[Page] | PageTable, offset_index: pq.OffsetIndex
     if len(bad):
         i = int(bad[0])
         page = int(np.flatnonzero(table.is_data)[i])
-        first = offset_index.page_locations[i].first_row_index
+        first = (offset_index.page_locations or [])[i].first_row_index
         raise ParquetFormatError(
             f"{_where(footer, row_group, leaf)}: data page {i} ({table.type_name(page)} at byte "
             f"{int(table.offset[page])}) starts at row {int(starts[i])} by the page headers, "
             f"but the OffsetIndex says row {first}", path=footer.path,
             offset=int(table.offset[page]))
-    return starts.tolist()
+    rows: list[int] = starts.tolist()
+    return rows
 
 
 def _where(footer: Footer, row_group: int, leaf: int) -> str:

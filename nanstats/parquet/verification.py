@@ -445,6 +445,7 @@ def _verify_chunk(report: _Report, footer: Footer, leaf: LeafColumn, stats: Chun
         report.add("undefined_column_order", None, "column_orders", "absent",
                    "a ColumnOrder for every leaf")
     _check_statistics(report, ft, order, st, stats.chunk, None, "statistics")
+    assert isinstance(stats.pages_list, list)  # verify reads Page objects
     data_pages = [p for p in stats.pages_list if p.is_data]
     for i, page in enumerate(data_pages):
         _check_statistics(report, ft, order, written_statistics(page.statistics),

@@ -33,13 +33,13 @@ from typing import IO, Any
 
 import numpy as np
 
+from nanstats._pagewalk import encode_page_locations, rewrite_headers
 from nanstats.errors import ParquetFormatError
 from nanstats.metadata.compact import UNKNOWN, replace
 from nanstats.metadata.footer import Footer
-from nanstats._pagewalk import encode_page_locations, rewrite_headers
 from nanstats.metadata.page_walk import ABSENT, STATISTICS_FIELD
 from nanstats.metadata.pages import offset_index_columns
-from nanstats.metadata.thrift import decode, encode, encode_each, pq
+from nanstats.metadata.thrift import decode, encode, pq
 from nanstats.parquet.source_map import SourceMap
 from nanstats.parquet.upgrading.plan import Chunk
 from nanstats.parquet.upgrading.writer import Writer
