@@ -81,7 +81,7 @@ class PageTable:
 
     ``offset`` is the file offset of each header, ``header_length`` its
     size; the payload (``compressed_page_size`` bytes) follows.  Fields a
-    header does not set hold :data:`ABSENT`.  ``headers`` holds the header
+    header does not set hold ``ABSENT``.  ``headers`` holds the header
     bytes back to back, ``header_at`` where each starts there;
     ``stats_lo``/``stats_hi`` are the span (from the header's start) of a
     data page's statistics field, or where one would go; ``stats_prev`` the

@@ -35,8 +35,8 @@ from nanstats.metadata.page_walk import (
 )
 from nanstats.metadata.thrift import RegionDecoder, pq
 
-__all__ = ["DATA_PAGE_TYPES", "PAGE_TYPE_NAMES", "Page", "PageList", "check_first_rows",
-           "check_offset_index_pages", "chunk_range", "header_row_starts", "page_table",
+__all__ = ["Page", "PageList", "check_first_rows", "check_offset_index_pages", "chunk_range",
+           "header_row_starts", "header_row_starts_array", "offset_index_columns", "page_table",
            "pages_from_bytes", "read_pages"]
 
 
@@ -109,8 +109,19 @@ class Page:
 
 
 class PageList(list[Page]):
-    """The pages of a chunk as :class:`Page` objects, with the :class:`PageTable`
-    they were built from (``table``)."""
+    """The pages of a chunk as :class:`Page` objects, with the
+    :class:`~nanstats.metadata.page_walk.PageTable`
+    they were built from (``table``).
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0]}), path, use_dictionary=False)
+    >>> with open(path, "rb") as f:
+    ...     pages = read_pages(f, read_footer(path), 0, 0)
+    >>> pages.table.offset.tolist() == [p.offset for p in pages]
+    True
+    """
 
     table: PageTable
 
@@ -244,7 +255,7 @@ def pages_from_bytes(data: bytes | memoryview, start: int, footer: Footer, row_g
 
 def offset_index_columns(offset_index: pq.OffsetIndex) -> tuple[Any, Any, Any]:
     """The OffsetIndex's (offset, compressed_page_size, first_row_index) as int64 columns
-    (unset values as :data:`~nanstats.metadata.page_walk.ABSENT`).
+    (unset values as ``page_walk.ABSENT``).
 
     >>> [c.tolist() for c in offset_index_columns(pq.OffsetIndex(page_locations=[
     ...     pq.PageLocation(offset=4, compressed_page_size=9, first_row_index=0)]))]
