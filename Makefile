@@ -50,7 +50,7 @@ $(LINT_STAMP): $(STAMP)
 lint: $(LINT_STAMP)
 	$(PY) -m ruff check nanstats tests benchmarks asv_bench docs demo tools conftest.py
 	$(PY) -m mypy
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cython-lint --max-line-length 100 nanstats/_kernels.pyx
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cython-lint --max-line-length 100 nanstats/_kernels.pyx nanstats/_pagewalk.pyx
 
 # What a user gets: a wheel built from this tree into a fresh venv (no
 # editable install, no test dependencies), then every documented command on

@@ -1,6 +1,7 @@
 """Build the Cython kernels; everything else is in pyproject.toml.
 
-The portable level (typed Cython loops in _kernels.pyx) is always built.
+The portable level (typed Cython loops in _kernels.pyx) is always built,
+and so is the page-header walker (_pagewalk.pyx, plain Cython).
 The C levels (nanstats/_simd/) are built only where build_probe.py finds
 that the compiler in use compiles what they need; NANSTATS_PORTABLE=1
 builds the portable level alone.
@@ -52,7 +53,7 @@ class ProbingBuildExt(build_ext):
                 ext.sources = [s for s in ext.sources if s not in SIMD_SOURCES]
                 ext.sources += decision.sources
                 ext.define_macros = list(ext.define_macros) + decision.macros
-                ext.extra_compile_args = args
+            ext.extra_compile_args = args
         super().build_extensions()
 
 
@@ -71,7 +72,14 @@ extensions = [
         ],
         include_dirs=[np.get_include(), "nanstats"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-    )
+    ),
+    # The page-header walker: plain Cython, the same flags on every platform.
+    Extension(
+        "nanstats._pagewalk",
+        ["nanstats/_pagewalk.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
+    ),
 ]
 
 setup(

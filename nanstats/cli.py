@@ -550,6 +550,9 @@ def _upgrade(args: argparse.Namespace) -> int:
                 + (f"; skipped {', '.join(report.skipped)}" if report.skipped else "")
                 + (f"; truncated bounds of {', '.join(report.truncated)}"
                    if report.truncated else "")))
+        if not args.json:
+            for note in report.notes:  # stale temporaries removed, say: as plain text
+                print(safe_text(f"{src}: {note}"))
     skipped: dict[str, int] = {}
     for r in reports:
         for c in r.columns:

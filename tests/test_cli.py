@@ -218,6 +218,31 @@ def test_upgrade_file_and_folder(tmp_path, capsys) -> None:
     assert (tmp_path / "two.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
 
 
+def test_upgrade_prints_its_notes_as_text_and_in_json(tmp_path, capsys) -> None:
+    from nanstats.parquet.upgrading import writer
+
+    _write(tmp_path / "a.parquet")
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def stale(name):  # a temporary of a killed upgrade, its name holding markup
+        path = out / f".{name}.{writer._host_tag()}.999999999.0123abcd.nanstats-tmp"
+        path.write_bytes(b"x")
+        return path
+
+    left = stale("[bold red]b[x].parquet")
+    assert main(["upgrade", str(tmp_path / "a.parquet"), str(out / "b.parquet")]) == 0
+    text = capsys.readouterr().out
+    assert f"removed a stale temporary file: {left}" in text  # as text, markup and all
+    assert not left.exists()
+    left = stale("c.parquet")
+    writer._cleaned.clear()  # the folder is looked at again (once per ten minutes otherwise)
+    assert main(["upgrade", str(tmp_path / "a.parquet"), str(out / "c.parquet"), "--json"]) == 0
+    (result,) = [f["results"] for f in _json(capsys)["files"]]
+    assert result["notes"] == [f"removed a stale temporary file: {left} (left by process "
+                               "999999999, which no longer runs)"]
+
+
 def test_upgrade_into_a_folder_and_overwrite(tmp_path, capsys) -> None:
     _write(tmp_path / "a.parquet")
     (tmp_path / "out").mkdir()

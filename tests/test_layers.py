@@ -33,7 +33,7 @@ LAYERS: dict[str, int] = {
     "metadata": 3,
     "lake": 2,
     "core": 1,
-    "_kernels": 0, "_simd": 0, "threads": 0, "errors": 0,
+    "_kernels": 0, "_pagewalk": 0, "_simd": 0, "threads": 0, "errors": 0,
 }
 #: Importable by every unit, whatever its layer.
 EVERYWHERE = frozenset({"errors"})

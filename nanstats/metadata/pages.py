@@ -22,25 +22,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO, Any
 
+import numpy as np
+
 from nanstats.errors import ParquetFormatError
 from nanstats.metadata.footer import Footer
+from nanstats.metadata.page_walk import (
+    ABSENT,
+    DATA_PAGE_TYPES,
+    PAGE_TYPE_NAMES,
+    PageTable,
+    walk_pages,
+)
 from nanstats.metadata.thrift import RegionDecoder, pq
 
-DATA_PAGE_TYPES = (pq.PAGE_DATA, pq.PAGE_DATA_V2)
-PAGE_TYPE_NAMES = {
-    pq.PAGE_DATA: "DATA_PAGE",
-    pq.PAGE_INDEX: "INDEX_PAGE",
-    pq.PAGE_DICTIONARY: "DICTIONARY_PAGE",
-    pq.PAGE_DATA_V2: "DATA_PAGE_V2",
-}
-
-# Bytes read at first to decode a header; grown when a header is larger
-# (page statistics of long byte-array values, say).
-_FIRST_WINDOW = 1024
-# After a small page, a window of this many pages' bytes (up to _MAX_WINDOW)
-# is read and its headers decoded without new set-up for each.
-_PAGES_PER_WINDOW = 64
-_MAX_WINDOW = 1 << 16
+__all__ = ["Page", "PageList", "check_first_rows", "check_offset_index_pages", "chunk_range",
+           "header_row_starts", "header_row_starts_array", "offset_index_columns", "page_table",
+           "pages_from_bytes", "read_pages"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +106,55 @@ class Page:
         """The Statistics in a data page header, or None."""
         sub = self.data_header
         return None if sub is None else sub.statistics
+
+
+class PageList(list[Page]):
+    """The pages of a chunk as :class:`Page` objects, with the
+    :class:`~nanstats.metadata.page_walk.PageTable`
+    they were built from (``table``).
+
+    >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+    >>> from nanstats.metadata.footer import read_footer
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0]}), path, use_dictionary=False)
+    >>> with open(path, "rb") as f:
+    ...     pages = read_pages(f, read_footer(path), 0, 0)
+    >>> pages.table.offset.tolist() == [p.offset for p in pages]
+    True
+    """
+
+    table: PageTable
+
+
+def page_table(pages: list[Page] | PageTable) -> PageTable:
+    """The PageTable of a chunk's pages: the one they were read into, or one built
+    from Page objects (made up by hand, say).
+
+    >>> len(page_table([]))
+    0
+    """
+    if isinstance(pages, PageTable):
+        return pages
+    table = getattr(pages, "table", None)
+    if isinstance(table, PageTable):
+        return table
+    if not pages:
+        return PageTable.empty()
+
+    def col(values: list[int | None]) -> Any:
+        return np.array([ABSENT if v is None else v for v in values], dtype=np.int64)
+
+    n = len(pages)
+    minus = np.full(n, -1, dtype=np.int64)
+    return PageTable(
+        col([p.offset for p in pages]), col([p.header_length for p in pages]),
+        col([p.page_type for p in pages]),
+        col([p.header.uncompressed_page_size for p in pages]),
+        col([p.compressed_page_size for p in pages]), col([p.num_values for p in pages]),
+        col([p.num_rows for p in pages]),
+        col([getattr(p.data_header, "num_nulls", None) for p in pages]),
+        col([getattr(p.data_header, "encoding", None) for p in pages]),
+        minus, minus, np.zeros(n, dtype=np.int64), minus, np.zeros(n, dtype=np.int64), b"")
 
 
 def chunk_range(footer: Footer, row_group: int, leaf: int) -> tuple[int, int]:
@@ -181,7 +227,7 @@ def read_pages(f: IO[bytes], footer: Footer, row_group: int, leaf: int) -> list[
         f.seek(offset)
         return f.read(size)
 
-    return _walk(window, footer, row_group, leaf, start, length)
+    return _page_list(walk_pages(window, start, footer, row_group, leaf, length), footer)
 
 
 def pages_from_bytes(data: bytes | memoryview, start: int, footer: Footer, row_group: int,
@@ -204,17 +250,32 @@ def pages_from_bytes(data: bytes | memoryview, start: int, footer: Footer, row_g
     >>> [p.type_name for p in pages_from_bytes(chunk, start, footer, 0, 0)]
     ['DICTIONARY_PAGE', 'DATA_PAGE']
     """
-    view = memoryview(data)
-    length = len(view)
-
-    def window(offset: int, size: int) -> bytes:
-        lo = offset - start
-        return bytes(view[lo:lo + size])
-
-    return _walk(window, footer, row_group, leaf, start, length)
+    return _page_list(walk_pages(data, start, footer, row_group, leaf), footer)
 
 
-def check_offset_index_pages(pages: list[Page], offset_index: pq.OffsetIndex | None,
+def offset_index_columns(offset_index: pq.OffsetIndex) -> tuple[Any, Any, Any]:
+    """The OffsetIndex's (offset, compressed_page_size, first_row_index) as int64 columns
+    (unset values as ``page_walk.ABSENT``).
+
+    >>> [c.tolist() for c in offset_index_columns(pq.OffsetIndex(page_locations=[
+    ...     pq.PageLocation(offset=4, compressed_page_size=9, first_row_index=0)]))]
+    [[4], [9], [0]]
+    """
+    locs = offset_index.page_locations or []
+    n = len(locs)
+
+    def col(name: str) -> Any:
+        values = [getattr(loc, name) for loc in locs]
+        try:
+            return np.array(values, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
+        except (TypeError, OverflowError):  # None (unset) or out of range
+            return np.array([ABSENT if v is None or not -(1 << 63) <= v < (1 << 63) else v
+                             for v in values], dtype=np.int64)
+
+    return col("offset"), col("compressed_page_size"), col("first_row_index")
+
+
+def check_offset_index_pages(pages: list[Page] | PageTable, offset_index: pq.OffsetIndex | None,
                              footer: Footer,
                              row_group: int, leaf: int) -> None:
     """Check that an OffsetIndex lists exactly the chunk's data pages.
@@ -228,31 +289,39 @@ def check_offset_index_pages(pages: list[Page], offset_index: pq.OffsetIndex | N
     """
     if offset_index is None:
         return
+    table = page_table(pages)
     where = _where(footer, row_group, leaf)
-    data = [p for p in pages if p.is_data]
-    locs = offset_index.page_locations or []
-    if len(locs) != len(data):
+    data = np.flatnonzero(table.is_data)
+    offsets, sizes, firsts = offset_index_columns(offset_index)
+    if len(offsets) != len(data):
         raise ParquetFormatError(
-            f"{where}: the OffsetIndex lists {len(locs)} pages, the chunk has {len(data)} data "
-            "pages", path=footer.path, offset=data[0].offset if data else None)
-    for i, (loc, page) in enumerate(zip(locs, data, strict=True)):
-        if loc.offset != page.offset or loc.compressed_page_size != page.end - page.offset:
-            raise ParquetFormatError(
-                f"{where}: OffsetIndex page {i} is at byte {loc.offset} ({loc.compressed_page_size}"
-                f" bytes) but data page {i} is at byte {page.offset} ({page.end - page.offset} "
-                "bytes)", path=footer.path, offset=loc.offset)
+            f"{where}: the OffsetIndex lists {len(offsets)} pages, the chunk has {len(data)} "
+            "data pages", path=footer.path,
+            offset=int(table.offset[data[0]]) if len(data) else None)
+    page_offsets = table.offset[data]
+    page_sizes = (table.end - table.offset)[data]
+    bad = np.flatnonzero((offsets != page_offsets) | (sizes != page_sizes))
+    if len(bad):
+        i = int(bad[0])
+        loc = (offset_index.page_locations or [])[i]
+        raise ParquetFormatError(
+            f"{where}: OffsetIndex page {i} is at byte {loc.offset} ({loc.compressed_page_size}"
+            f" bytes) but data page {i} is at byte {int(page_offsets[i])} "
+            f"({int(page_sizes[i])} bytes)", path=footer.path, offset=loc.offset)
     rows = footer.row_groups[row_group].num_rows or 0
     # page_index._check_offset_index checked every first_row_index is set.
-    firsts = [loc.first_row_index or 0 for loc in locs] + [rows]
-    for i, page in enumerate(data):
-        if page.num_rows is not None and firsts[i + 1] - firsts[i] != page.num_rows:
-            raise ParquetFormatError(
-                f"{where}: OffsetIndex page {i} spans rows {firsts[i]}..{firsts[i + 1]}, but "
-                f"its DATA_PAGE_V2 header says {page.num_rows} rows", path=footer.path,
-                offset=page.offset)
+    bounds = np.append(np.where(firsts == ABSENT, 0, firsts), rows)
+    num_rows = table.num_rows[data]
+    bad = np.flatnonzero((num_rows != ABSENT) & (np.diff(bounds) != num_rows))
+    if len(bad):
+        i = int(bad[0])
+        raise ParquetFormatError(
+            f"{where}: OffsetIndex page {i} spans rows {int(bounds[i])}..{int(bounds[i + 1])}, "
+            f"but its DATA_PAGE_V2 header says {int(num_rows[i])} rows", path=footer.path,
+            offset=int(page_offsets[i]))
 
 
-def header_row_starts(pages: list[Page], footer: Footer, row_group: int,
+def header_row_starts(pages: list[Page] | PageTable, footer: Footer, row_group: int,
                       leaf: int) -> list[int] | None:
     """The first row of each data page, counted from the page headers alone.
 
@@ -262,7 +331,9 @@ def header_row_starts(pages: list[Page], footer: Footer, row_group: int,
     page's rows are known only from its repetition levels: None then (the
     caller cannot know the rows without decoding the levels).  Raises
     ParquetFormatError when a v2 header contradicts itself or the pages do
-    not add up to the row group's rows.
+    not add up to the row group's rows.  The one place that counts a
+    chunk's rows from its headers (:func:`check_first_rows`, the
+    recomputation and verify ask it).
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
     >>> from nanstats.metadata.footer import read_footer
@@ -274,35 +345,49 @@ def header_row_starts(pages: list[Page], footer: Footer, row_group: int,
     ...     header_row_starts(read_pages(f, footer, 0, 0), footer, 0, 0)
     [0, 2]
     """
+    starts = header_row_starts_array(pages, footer, row_group, leaf)
+    return None if starts is None else starts.tolist()
+
+
+def header_row_starts_array(pages: list[Page] | PageTable, footer: Footer, row_group: int,
+                            leaf: int) -> Any:
+    """:func:`header_row_starts` as an int64 array (None for a repeated leaf of v1 pages).
+
+    >>> header_row_starts_array([], None, 0, 0).tolist()
+    []
+    """
+    table = page_table(pages)
+    data = np.flatnonzero(table.is_data)
+    if not len(data):
+        return np.zeros(0, dtype=np.int64)
     where = _where(footer, row_group, leaf)
     repeated = footer.columns[leaf].max_repetition_level > 0
-    starts: list[int] = []
-    row = 0
-    for i, page in enumerate(p for p in pages if p.is_data):
-        if page.num_rows is not None:
-            if not repeated and page.num_rows != page.num_values:
-                raise ParquetFormatError(
-                    f"{where}: data page {i} ({page.type_name} at byte {page.offset}) says "
-                    f"{page.num_rows} rows and {page.num_values} values, but every row of a "
-                    "column that is not repeated holds one value", path=footer.path,
-                    offset=page.offset)
-            rows = page.num_rows
-        elif repeated:
-            return None
-        else:
-            rows = page.num_values or 0
-        starts.append(row)
-        row += rows
+    num_rows, num_values = table.num_rows[data], table.num_values[data]
+    v2 = num_rows != ABSENT
+    if not repeated:
+        bad = np.flatnonzero(v2 & (num_rows != num_values))
+        if len(bad):
+            i = int(bad[0])
+            page = int(data[i])
+            raise ParquetFormatError(
+                f"{where}: data page {i} ({table.type_name(page)} at byte "
+                f"{int(table.offset[page])}) says {int(num_rows[i])} rows and "
+                f"{int(num_values[i])} values, but every row of a column that is not repeated "
+                "holds one value", path=footer.path, offset=int(table.offset[page]))
+    elif not v2.all():
+        return None
+    rows = np.where(v2, num_rows, num_values)
+    ends = np.cumsum(rows, dtype=np.int64)
     expected = footer.row_groups[row_group].num_rows or 0
-    if starts and row != expected:
+    if int(ends[-1]) != expected:
         raise ParquetFormatError(
-            f"{where}: the data page headers hold {row} rows, the row group {expected}",
-            path=footer.path, offset=next(p for p in pages if p.is_data).offset)
-    return starts
+            f"{where}: the data page headers hold {int(ends[-1])} rows, the row group "
+            f"{expected}", path=footer.path, offset=int(table.offset[data[0]]))
+    return ends - rows
 
 
-def check_first_rows(pages: list[Page], offset_index: pq.OffsetIndex | None, footer: Footer,
-                     row_group: int, leaf: int) -> list[int] | None:
+def check_first_rows(pages: list[Page] | PageTable, offset_index: pq.OffsetIndex | None,
+                     footer: Footer, row_group: int, leaf: int) -> list[int] | None:
     """The first row of each data page from the headers, checked against the OffsetIndex.
 
     Returns :func:`header_row_starts`.  Raises ParquetFormatError naming
@@ -314,120 +399,43 @@ def check_first_rows(pages: list[Page], offset_index: pq.OffsetIndex | None, foo
     >>> check_first_rows([], None, None, 0, 0) is None   # no OffsetIndex, no pages: nothing
     True
     """
-    if offset_index is None and not pages:
+    table = page_table(pages)
+    if offset_index is None and not len(table):
         return None
-    starts = header_row_starts(pages, footer, row_group, leaf)
+    starts = header_row_starts_array(table, footer, row_group, leaf)
     if starts is None or offset_index is None:
-        return starts
-    data = [p for p in pages if p.is_data]
-    for i, (loc, row) in enumerate(zip(offset_index.page_locations or [], starts, strict=True)):
-        if loc.first_row_index != row:
-            raise ParquetFormatError(
-                f"{_where(footer, row_group, leaf)}: data page {i} ({data[i].type_name} at byte "
-                f"{data[i].offset}) starts at row {row} by the page headers, but the "
-                f"OffsetIndex says row {loc.first_row_index}", path=footer.path,
-                offset=data[i].offset)
-    return starts
+        return None if starts is None else starts.tolist()
+    firsts = offset_index_columns(offset_index)[2]
+    bad = np.flatnonzero(firsts != starts)
+    if len(bad):
+        i = int(bad[0])
+        page = int(np.flatnonzero(table.is_data)[i])
+        first = (offset_index.page_locations or [])[i].first_row_index
+        raise ParquetFormatError(
+            f"{_where(footer, row_group, leaf)}: data page {i} ({table.type_name(page)} at byte "
+            f"{int(table.offset[page])}) starts at row {int(starts[i])} by the page headers, "
+            f"but the OffsetIndex says row {first}", path=footer.path,
+            offset=int(table.offset[page]))
+    rows: list[int] = starts.tolist()
+    return rows
 
 
 def _where(footer: Footer, row_group: int, leaf: int) -> str:
     return f"row group {row_group}, column {footer.columns[leaf].name!r}"
 
 
-def _walk(window: Any, footer: Footer, row_group: int, leaf: int, start: int,
-          length: int) -> list[Page]:
-    where = _where(footer, row_group, leaf)
-    what = f"page header of {where}"
-    path = footer.path
-    meta = footer.chunk_meta(row_group, leaf)
-    end = start + length
-    pages: list[Page] = []
-    pos = start
-    total_values = 0
-    # The headers are decoded from windows of the chunk, one decoder per
-    # window: a window holds many headers when pages are small.
-    region: RegionDecoder | None = None
-    lo = hi = start
-    span = _FIRST_WINDOW  # bytes of the last page, header and payload
-    while pos < end:
-        available = end - pos
-        want = min(_FIRST_WINDOW, available)
-        while True:
-            if region is None or pos + want > hi:
-                size = min(max(want, min(span * _PAGES_PER_WINDOW, _MAX_WINDOW)), available)
-                region = RegionDecoder(window(pos, size), base=pos, path=path)
-                lo, hi = pos, pos + size
-            try:
-                header, after = region.decode_from(pq.PageHeader, pos - lo, what=what)
-                break
-            except ParquetFormatError:
-                if hi >= end:
-                    raise
-                want = min((hi - pos) * 16, available)  # a larger header: a larger window
-        page = _page(header, after - (pos - lo), pos, where, path)
-        page_end = page.end
-        if page_end > end:
-            raise ParquetFormatError(
-                f"{where}: {page.type_name} at byte {pos} ends at byte {page_end}, past the "
-                f"end of the column chunk (byte {end})", path=path, offset=pos)
-        if page.page_type == pq.PAGE_DICTIONARY and pages:
-            raise ParquetFormatError(f"{where}: a dictionary page that is not the chunk's first "
-                                     "page", path=path, offset=pos)
-        if page.is_data:
-            total_values += page.num_values or 0
-        pages.append(page)
-        span = page_end - pos
-        pos = page_end
-    expected = meta.num_values
-    if expected is not None and total_values != expected:
-        raise ParquetFormatError(
-            f"{where}: the data pages hold {total_values} values, the column metadata says "
-            f"{expected}", path=path, offset=start)
+def _page_list(table: PageTable, footer: Footer) -> PageList:
+    """Page objects of a walked chunk, each header decoded in full."""
+    pages = PageList()
+    pages.table = table
+    region = RegionDecoder(table.headers, path=footer.path)
+    for offset, hlen, ptype, nvalues, nrows, at in zip(
+            table.offset.tolist(), table.header_length.tolist(), table.page_type.tolist(),
+            table.num_values.tolist(), table.num_rows.tolist(), table.header_at.tolist(),
+            strict=True):
+        header = region.decode_at(pq.PageHeader, at, hlen,
+                                  what=f"page header at byte {offset}")
+        pages.append(Page(offset, header, hlen, ptype,
+                          None if ptype == pq.PAGE_INDEX or nvalues == ABSENT else nvalues,
+                          None if nrows == ABSENT else nrows))
     return pages
-
-
-def _page(header: pq.PageHeader, used: int, pos: int, where: str, path: str) -> Page:
-    ptype = header.type
-    comp, uncomp = header.compressed_page_size, header.uncompressed_page_size
-    if comp is None or uncomp is None or comp < 0 or uncomp < 0:
-        raise ParquetFormatError(
-            f"{where}: page header at byte {pos} has sizes {comp} (compressed) and {uncomp} "
-            "(uncompressed)", path=path, offset=pos)
-    num_rows = None
-    sub: object
-    if ptype == pq.PAGE_DATA:
-        sub = v1 = header.data_page_header
-        num_values = None if v1 is None else v1.num_values
-    elif ptype == pq.PAGE_DATA_V2:
-        sub = v2 = header.data_page_header_v2
-        num_values = None if v2 is None else v2.num_values
-        num_rows = None if v2 is None else v2.num_rows
-        if v2 is not None and (num_rows is None or num_rows < 0 or (v2.num_nulls or 0) < 0):
-            raise ParquetFormatError(
-                f"{where}: DATA_PAGE_V2 at byte {pos} has num_rows {num_rows}, num_nulls "
-                f"{v2.num_nulls}", path=path, offset=pos)
-        if v2 is not None:
-            levels = (v2.definition_levels_byte_length or 0) + \
-                (v2.repetition_levels_byte_length or 0)
-            if (v2.definition_levels_byte_length or 0) < 0 or \
-                    (v2.repetition_levels_byte_length or 0) < 0 or levels > comp:
-                raise ParquetFormatError(
-                    f"{where}: DATA_PAGE_V2 at byte {pos} has {levels} level bytes in a "
-                    f"{comp}-byte page", path=path, offset=pos)
-    elif ptype == pq.PAGE_DICTIONARY:
-        sub = dictionary = header.dictionary_page_header
-        num_values = None if dictionary is None else dictionary.num_values
-    elif ptype == pq.PAGE_INDEX:
-        sub, num_values = True, None
-    else:
-        raise ParquetFormatError(f"{where}: unknown page type {ptype} at byte {pos}",
-                                 path=path, offset=pos)
-    if sub is None:
-        raise ParquetFormatError(
-            f"{where}: {PAGE_TYPE_NAMES[ptype]} at byte {pos} lacks its type-specific header",
-            path=path, offset=pos)
-    if ptype != pq.PAGE_INDEX and (num_values is None or num_values < 0):
-        raise ParquetFormatError(
-            f"{where}: {PAGE_TYPE_NAMES[ptype]} at byte {pos} has num_values {num_values}",
-            path=path, offset=pos)
-    return Page(pos, header, used, ptype, num_values, num_rows)

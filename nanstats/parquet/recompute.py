@@ -34,10 +34,12 @@ from nanstats.errors import ParquetFormatError, UnsupportedParquetError
 from nanstats.lake.fs import Location, remote_errors
 from nanstats.metadata.footer import Footer
 from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.page_walk import PageTable
 from nanstats.metadata.pages import (
     Page,
     check_first_rows,
     check_offset_index_pages,
+    page_table,
     read_pages,
 )
 from nanstats.metadata.thrift import pq
@@ -56,7 +58,7 @@ class ChunkStats:
     chunk: ColumnStats
     pages: StatsTable
     page_starts: npt.NDArray[np.int64]
-    pages_list: list[Page]
+    pages_list: list[Page] | PageTable
     offset_index: pq.OffsetIndex | None
 
     def page(self, i: int) -> ColumnStats:
@@ -196,7 +198,7 @@ def chunk_array(parquet_file: Any, footer: Footer, row_group: int, leaf: int) ->
     return leaf_arrays(parquet_file, footer, row_group, [leaf])[leaf]
 
 
-def page_row_starts(pages: list[Page] | None) -> npt.NDArray[np.int64]:
+def page_row_starts(pages: list[Page] | PageTable | None) -> npt.NDArray[np.int64]:
     """The row at which each data page starts, from the page headers.
 
     The running sum of the data pages' rows: ``num_rows`` of a v2 page,
@@ -209,11 +211,12 @@ def page_row_starts(pages: list[Page] | None) -> npt.NDArray[np.int64]:
     >>> page_row_starts(None).tolist()
     [0]
     """
-    counts = [p.num_rows if p.num_rows is not None else p.num_values or 0
-              for p in (pages or []) if p.is_data]
-    if not counts:
+    if pages is None:
         return np.zeros(1, dtype=np.int64)
-    return np.concatenate([[0], np.cumsum(counts[:-1], dtype=np.int64)]).astype(np.int64)
+    rows = page_table(pages).data_rows()
+    if not len(rows):
+        return np.zeros(1, dtype=np.int64)
+    return np.concatenate([[0], np.cumsum(rows[:-1], dtype=np.int64)]).astype(np.int64)
 
 
 def chunk_stats_of(table: StatsTable) -> ColumnStats:
@@ -221,7 +224,7 @@ def chunk_stats_of(table: StatsTable) -> ColumnStats:
     return ColumnStats.from_table(merge_rows(table), 0)
 
 
-def checked_page_starts(n: int, pages: list[Page], offset_index: Any, *, path: str,
+def checked_page_starts(n: int, pages: list[Page] | PageTable, offset_index: Any, *, path: str,
                         where: str) -> tuple[npt.NDArray[np.int64], int]:
     """(first row of each data page, number of data pages) for a chunk of ``n`` values.
 
@@ -233,7 +236,7 @@ def checked_page_starts(n: int, pages: list[Page], offset_index: Any, *, path: s
     (array([0]), 0)
     """
     starts = page_row_starts(pages)
-    data_pages = sum(1 for p in pages if p.is_data)
+    data_pages = page_table(pages).data_page_count
     listed = len(offset_index.page_locations or ()) if offset_index is not None else data_pages
     if listed != data_pages:
         raise ParquetFormatError(
@@ -248,7 +251,7 @@ def checked_page_starts(n: int, pages: list[Page], offset_index: Any, *, path: s
                                  f"chunk ({exc})", path=path) from None
 
 
-def stats_for_array(array: Any, pages: list[Page], offset_index: Any, *, path: str,
+def stats_for_array(array: Any, pages: list[Page] | PageTable, offset_index: Any, *, path: str,
                     where: str) -> ChunkStats:
     """ChunkStats from a chunk's decoded values and its pages (one kernel pass).
 

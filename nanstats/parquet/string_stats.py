@@ -38,6 +38,7 @@ from nanstats.core.byte_bounds import StringBounds, StringChunkStats, truncate_m
 from nanstats.core.table import page_starts_for
 from nanstats.errors import UnsupportedParquetError
 from nanstats.metadata.footer import Footer, LeafColumn
+from nanstats.metadata.page_walk import PageTable
 from nanstats.metadata.pages import Page
 from nanstats.metadata.thrift import pq
 from nanstats.parquet.recompute import _combine, _leaf_of, checked_page_starts
@@ -148,7 +149,7 @@ def string_stats(values: Any, *, page_starts: npt.ArrayLike, n: int) -> StringCh
     return StringChunkStats(chunk, tuple(pages), starts, n)
 
 
-def string_stats_for_array(array: Any, pages: list[Page], offset_index: Any, n: int, *,
+def string_stats_for_array(array: Any, pages: list[Page] | PageTable, offset_index: Any, n: int, *,
                            path: str, where: str) -> StringChunkStats:
     """StringChunkStats from a chunk's decoded values and its pages.
 

@@ -113,6 +113,7 @@ from nanstats.metadata.pages import (
     Page,
     check_offset_index_pages,
     chunk_range,
+    header_row_starts,
     pages_from_bytes,
     read_pages,
 )
@@ -404,8 +405,8 @@ def _verify_row_group(f: IO[bytes], parquet_file: Any, footer: Footer,
         pages, oi, index = headers[leaf.index]
         report = _Report(footer.path, leaf.name, g)
         where = f"row group {g}, column {leaf.name!r}"
-        if index.first_row_index is not None and \
-                not _offset_index_matches_headers(report, pages, index.first_row_index):
+        if index.first_row_index is not None and not _offset_index_matches_headers(
+                report, pages, index.first_row_index, footer, g, leaf.index):
             oi = None  # the headers' counts are what the data pages hold
         array = arrays.pop(leaf.index)
         stats = stats_for_array(array, pages, oi, path=footer.path, where=where)
@@ -417,17 +418,19 @@ def _verify_row_group(f: IO[bytes], parquet_file: Any, footer: Footer,
 
 
 def _offset_index_matches_headers(report: _Report, pages: list[Page],
-                                  first_row_index: npt.NDArray[np.int64]) -> bool:
-    """For flat and struct leaves a data page holds one value (or null) per row."""
-    counts = [p.num_values or 0 for p in pages if p.is_data]
-    firsts = first_row_index.tolist()
+                                  first_row_index: npt.NDArray[np.int64], footer: Footer,
+                                  g: int, leaf: int) -> bool:
+    """Each OffsetIndex ``first_row_index`` against the row the page headers put the page
+    at (:func:`~nanstats.metadata.pages.header_row_starts`, the one place that counts
+    them); each difference is a violation."""
+    starts = header_row_starts(pages, footer, g, leaf)
+    if starts is None:  # a repeated leaf of v1 pages: the headers do not say
+        return True
     ok = True
-    row = 0
-    for i, (first, count) in enumerate(zip(firsts, counts, strict=True)):
+    for i, (first, row) in enumerate(zip(first_row_index.tolist(), starts, strict=True)):
         if first != row:
             report.add("wrong_first_row_index", i, "offset_index.first_row_index", first, row)
             ok = False
-        row += count
     return ok
 
 
@@ -442,6 +445,7 @@ def _verify_chunk(report: _Report, footer: Footer, leaf: LeafColumn, stats: Chun
         report.add("undefined_column_order", None, "column_orders", "absent",
                    "a ColumnOrder for every leaf")
     _check_statistics(report, ft, order, st, stats.chunk, None, "statistics")
+    assert isinstance(stats.pages_list, list)  # verify reads Page objects
     data_pages = [p for p in stats.pages_list if p.is_data]
     for i, page in enumerate(data_pages):
         _check_statistics(report, ft, order, written_statistics(page.statistics),

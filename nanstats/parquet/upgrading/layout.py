@@ -31,62 +31,60 @@ from __future__ import annotations
 import copy
 from typing import IO, Any
 
+import numpy as np
+
+from nanstats._pagewalk import encode_page_locations, rewrite_headers
 from nanstats.errors import ParquetFormatError
 from nanstats.metadata.compact import UNKNOWN, replace
 from nanstats.metadata.footer import Footer
-from nanstats.metadata.pages import DATA_PAGE_TYPES
-from nanstats.metadata.thrift import decode, encode, encode_each, pq
+from nanstats.metadata.page_walk import ABSENT, STATISTICS_FIELD
+from nanstats.metadata.pages import offset_index_columns
+from nanstats.metadata.thrift import decode, encode, pq
 from nanstats.parquet.source_map import SourceMap
 from nanstats.parquet.upgrading.plan import Chunk
 from nanstats.parquet.upgrading.writer import Writer
 
 
 def write_chunk(w: Writer, ch: Chunk) -> None:
-    """Write one chunk: pages copied, headers and indexes rewritten from ``ch.stats``."""
+    """Write one chunk: pages copied, headers and indexes rewritten from ``ch.stats``.
+
+    A chunk copied as it was goes out in one copy; in a rewritten chunk
+    every data page header gets its new statistics (the rest of each
+    header as read) and the pages go out a run at a time
+    (:meth:`Writer.write_pages`).  Nothing here is done page by page in
+    Python.
+    """
     path = ch.path
+    t = ch.pages
     new_start = w.pos
-    rewriting = ch.stats is not None
-    headers = iter(_new_headers(ch, path)) if ch.stats is not None else None
-    delta = 0  # change in header bytes
-    shift = 0  # where the pages of a chunk copied whole moved by
-    locations: list[tuple[int, int]] = []  # new (offset, size) of each data page
-    dict_offset = index_offset = None
     old_meta = ch.old.meta_data
-    for page in ch.pages:
-        ptype = page.page_type
-        old_size = page.header_length + (page.header.compressed_page_size or 0)
-        if ptype in DATA_PAGE_TYPES:
-            if headers is not None:
-                raw_header = next(headers)
-                at = w.write(raw_header)
-                w.copy(page.offset + page.header_length, old_size - page.header_length, path)
-                grown = len(raw_header) - page.header_length
-                delta += grown
-                locations.append((at, old_size + grown))
-                continue
-            if page is ch.pages[0]:  # a chunk kept as it is: all its pages in one copy
-                at = w.copy(ch.start, ch.length, path)
-                shift = at - page.offset
-            else:
-                at = page.offset + shift
-            locations.append((at, old_size))
-            continue
-        if rewriting:
-            at = w.copy(page.offset, old_size, path)
-        elif page is ch.pages[0]:
-            at = w.copy(ch.start, ch.length, path)
-            shift = at - page.offset
-        else:
-            at = page.offset + shift
-        if ptype == pq.PAGE_DICTIONARY:
-            dict_offset = at
-        elif page.offset == old_meta.index_page_offset:
-            index_offset = at
+    is_data = t.is_data
+    payload = t.compressed_page_size
+    if ch.stats is None:
+        shift = (w.copy(ch.start, ch.length, path) - ch.start) if len(t) else 0
+        new_offsets = t.offset + shift
+        new_sizes = t.header_length + payload
+        delta = 0
+    else:
+        headers, header_at = _new_headers(ch)
+        new_sizes = np.diff(header_at) + payload
+        new_offsets = new_start + np.concatenate(([0], np.cumsum(new_sizes)[:-1])) \
+            if len(t) else new_sizes
+        w.write_pages(headers, header_at, t.offset + t.header_length, payload, path)
+        delta = int(header_at[-1]) - int(t.header_length.sum())
+    data_offsets, data_sizes = new_offsets[is_data], new_sizes[is_data]
+    others = np.flatnonzero(~is_data)
+    dict_offset = index_offset = None
+    for i in others.tolist():  # a dictionary page, rarely an index page
+        if t.page_type[i] == pq.PAGE_DICTIONARY:
+            dict_offset = int(new_offsets[i])
+        elif t.offset[i] == old_meta.index_page_offset:
+            index_offset = int(new_offsets[i])
     new_meta = copy.copy(old_meta)
-    new_meta.data_page_offset = locations[0][0] if locations else new_start
+    new_meta.data_page_offset = int(data_offsets[0]) if len(data_offsets) else new_start
     new_meta.dictionary_page_offset = dict_offset
     new_meta.index_page_offset = index_offset
-    if not ch.pages and ch.length:  # pragma: no cover - read_pages tiles the chunk
+    if not len(t) and ch.length:  # pragma: no cover - the walk tiles the chunk
         raise AssertionError("a chunk with bytes but no pages")
     new_meta.total_compressed_size = w.pos - new_start
     if old_meta.total_uncompressed_size is not None:
@@ -104,43 +102,63 @@ def write_chunk(w: Writer, ch: Chunk) -> None:
     # Page index.
     if ch.stats is not None:
         ch.new_ci = ch.stats.column_index
-        if locations:
-            ch.new_oi = encode_rewritten(_offset_index(ch.oi, locations, ch.stats.page_starts),
-                                         path, "the OffsetIndex")
+        if len(data_offsets):
+            ch.new_oi = offset_index_bytes(ch.oi, data_offsets, data_sizes,
+                                           np.asarray(ch.stats.page_starts, dtype=np.int64),
+                                           path)
     else:
         ch.new_ci = ch.ci_raw
         if ch.oi is not None:
-            firsts = [loc.first_row_index for loc in ch.oi.page_locations]
-            ch.new_oi = encode_rewritten(_offset_index(ch.oi, locations, firsts), path,
-                                         "the OffsetIndex")
+            firsts = offset_index_columns(ch.oi)[2]
+            ch.new_oi = offset_index_bytes(ch.oi, data_offsets, data_sizes, firsts, path)
 
 
-def _new_headers(ch: Chunk, path: str) -> list[bytes]:
-    """The encoded header of each data page of ``ch`` with its new Statistics.
+def _new_headers(ch: Chunk) -> tuple[bytes, Any]:
+    """The headers of every page of ``ch``, the data pages' with their new Statistics,
+    back to back, and where each starts (one more entry: the end).
 
-    The rest of each header is as read (fields the IDL does not know too):
-    the new statistics are put in for the encoding and taken out again
-    (cheaper than copying two structures per page).
+    Every byte of a header but its statistics field is kept as read (fields
+    the IDL does not know too).
     """
     assert ch.stats is not None
-    data = [page for page in ch.pages if page.is_data]
-    # read_pages decoded a v1 or v2 header for each data page.
-    subs: list[Any] = [page.header.data_page_header if page.page_type == pq.PAGE_DATA
-                       else page.header.data_page_header_v2 for page in data]
-    olds = [sub.statistics for sub in subs]
-    try:
-        for sub, st in zip(subs, ch.stats.pages, strict=True):
-            sub.statistics = st
-        headers = [page.header for page in data]
-        try:
-            return encode_each(headers)
-        except (OverflowError, ValueError, TypeError):
-            for page in data:  # which one: ParquetFormatError naming it
-                encode_rewritten(page.header, path, f"the page header at byte {page.offset}")
-            raise
-    finally:
-        for sub, old in zip(subs, olds, strict=True):
-            sub.statistics = old
+    t = ch.pages
+    stats_fid = np.zeros(len(t), dtype=np.int64)
+    for ptype, fid in STATISTICS_FIELD.items():
+        stats_fid[t.page_type == ptype] = fid
+    return rewrite_headers(t.headers, t.header_at, t.header_length, t.stats_lo, t.stats_hi,
+                           t.stats_prev, t.next_byte, stats_fid, ch.stats.pages,
+                           ch.stats.page_at)
+
+
+def offset_index_bytes(old: Any, offsets: Any, sizes: Any, firsts: Any, path: str) -> bytes:
+    """The encoded OffsetIndex of data pages now at ``offsets`` (``sizes`` bytes each,
+    first rows ``firsts``): the old one's other fields kept (those the IDL does not
+    know too).  The page locations are encoded at once when nothing unknown is
+    involved, else built as structures page by page.
+
+    >>> import numpy as np
+    >>> from nanstats.metadata.thrift import decode
+    >>> raw = offset_index_bytes(None, np.array([4]), np.array([30]), np.array([0]), "f")
+    >>> decode(pq.OffsetIndex, raw)[0].page_locations
+    [PageLocation(offset=4, compressed_page_size=30, first_row_index=0)]
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    firsts = np.ascontiguousarray(firsts, dtype=np.int64)
+    if (old is None or UNKNOWN not in vars(old)) and not (firsts == ABSENT).any():
+        rest = encode_rewritten(pq.OffsetIndex(page_locations=[]) if old is None else
+                                replace(old, page_locations=[]), path, "the OffsetIndex")
+        locations = encode_page_locations(offsets, sizes, firsts)
+        if locations is not None and rest.startswith(_EMPTY_LOCATIONS):
+            return _LOCATIONS_FIELD + locations + rest[len(_EMPTY_LOCATIONS):]
+    locs = list(zip(offsets.tolist(), sizes.tolist(), strict=True))
+    rows = [None if r == ABSENT else r for r in firsts.tolist()]
+    return encode_rewritten(_offset_index(old, locs, rows), path, "the OffsetIndex")
+
+
+# The OffsetIndex's first field (page_locations, a list of structs), empty.
+_LOCATIONS_FIELD = b"\x19"
+_EMPTY_LOCATIONS = b"\x19\x0c"
 
 
 def _offset_index(old: Any, locations: list[tuple[int, int]], firsts: Any) -> Any:

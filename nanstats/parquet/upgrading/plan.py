@@ -13,7 +13,7 @@ bounds; any other chunk is copied as it was (``Chunk.stats`` None).
 >>> footer = read_footer(path)
 >>> with open(path, "rb") as f:
 ...     ch = read_chunk(f, footer, 0, footer.columns[0])
->>> [p.is_data for p in ch.pages], ch.ci is None, ch.stats is None  # dictionary, data
+>>> ch.pages.is_data.tolist(), ch.ci is None, ch.stats is None  # dictionary, data
 ([False, True], True, True)
 """
 
@@ -22,28 +22,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO, Any
 
+import numpy as np
+
 from nanstats.core.byte_bounds import StringChunkStats
 from nanstats.core.column_index import ColumnIndex
 from nanstats.core.rules import ColumnOrderName, TypeOrderPolicy, column_index_refusal
 from nanstats.errors import UnsupportedParquetError
 from nanstats.metadata.convert import (
     column_index_struct,
-    page_statistics,
+    page_statistics_encoded,
     statistics_struct,
     string_column_index_struct,
     string_statistics_struct,
 )
 from nanstats.metadata.footer import Footer, LeafColumn
 from nanstats.metadata.page_index import read_page_index
+from nanstats.metadata.page_walk import PageTable, walk_pages
 from nanstats.metadata.pages import (
-    Page,
     check_first_rows,
     check_offset_index_pages,
     chunk_range,
-    pages_from_bytes,
-    read_pages,
 )
-from nanstats.metadata.thrift import encode
+from nanstats.metadata.thrift import encode, encode_each
 from nanstats.parquet.recompute import ChunkStats
 from nanstats.parquet.source_map import SourceMap
 
@@ -52,28 +52,30 @@ from nanstats.parquet.source_map import SourceMap
 class NewStatistics:
     """The statistics to write for one column chunk, computed before it is written.
 
-    ``pages`` holds the Statistics struct of each data page (file order),
-    ``chunk`` the chunk's; ``column_index`` the encoded ColumnIndex, or None
+    ``pages`` holds the encoded Statistics struct of each data page (file
+    order), back to back, and ``page_at`` where each starts (one more
+    entry: the end); ``chunk`` the chunk's Statistics struct; ``column_index`` the encoded ColumnIndex, or None
     with ``refusal`` saying why; ``page_starts`` the first row of each data
     page (for the OffsetIndex); the counts feed the report (``nan_count`` is
     None for strings).
     """
 
-    pages: list[Any]
+    pages: bytes
+    page_at: Any
     chunk: Any
     column_index: bytes | None
     refusal: str | None
-    page_starts: list[int]
+    page_starts: Any
     num_values: int
     null_count: int
     nan_count: int | None
 
 
-def _has_data_pages(pages: list[Page]) -> bool:
-    return any(p.is_data for p in pages)
+def _has_data_pages(pages: PageTable) -> bool:
+    return pages.data_page_count > 0
 
 
-def float_statistics(cs: ChunkStats, pages: list[Page], old_ci: Any, order: ColumnOrderName,
+def float_statistics(cs: ChunkStats, pages: PageTable, old_ci: Any, order: ColumnOrderName,
                      policy: TypeOrderPolicy) -> NewStatistics:
     """What to write for a float chunk under ``order``/``policy``."""
     encoded = refusal = None
@@ -85,22 +87,24 @@ def float_statistics(cs: ChunkStats, pages: list[Page], old_ci: Any, order: Colu
             encoded = encode(column_index_struct(ci, old_ci))
     else:
         refusal = "the chunk has no data pages"
-    return NewStatistics(page_statistics(cs.pages, order, policy),
-                         statistics_struct(cs.chunk.statistics(order, policy=policy)),
-                         encoded, refusal, cs.page_starts.tolist(), cs.chunk.num_values,
+    blob, at = page_statistics_encoded(cs.pages, order, policy)
+    return NewStatistics(blob, at, statistics_struct(cs.chunk.statistics(order, policy=policy)),
+                         encoded, refusal, cs.page_starts, cs.chunk.num_values,
                          cs.chunk.null_count, cs.chunk.nan_count)
 
 
-def string_statistics(cs: StringChunkStats, pages: list[Page], old_ci: Any) -> NewStatistics:
+def string_statistics(cs: StringChunkStats, pages: PageTable, old_ci: Any) -> NewStatistics:
     """What to write for a string chunk: truncated bounds, a ColumnIndex if it has pages."""
     encoded = refusal = None
     if _has_data_pages(pages):
         encoded = encode(string_column_index_struct(cs, old_ci))
     else:
         refusal = "the chunk has no data pages"
-    return NewStatistics([string_statistics_struct(p) for p in cs.pages],
-                         string_statistics_struct(cs.chunk), encoded, refusal,
-                         cs.page_starts.tolist(), cs.chunk.num_values, cs.chunk.null_count,
+    structs = encode_each([string_statistics_struct(p) for p in cs.pages])
+    at = np.zeros(len(structs) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in structs], out=at[1:])
+    return NewStatistics(b"".join(structs), at, string_statistics_struct(cs.chunk), encoded,
+                         refusal, cs.page_starts, cs.chunk.num_values, cs.chunk.null_count,
                          None)
 
 
@@ -119,7 +123,7 @@ class Chunk:
     old: Any  # pq.ColumnChunk
     start: int
     length: int
-    pages: list[Page]
+    pages: PageTable
     ci: Any
     oi: Any
     ci_raw: bytes | None
@@ -135,10 +139,13 @@ def read_chunk(f: IO[bytes], footer: Footer, g: int, leaf: LeafColumn,
     """Read one column chunk's pages and page index (from ``source`` when mapped)."""
     start, length = chunk_range(footer, g, leaf.index)
     if source is None:
-        pages = read_pages(f, footer, g, leaf.index)
+        def window(offset: int, size: int) -> bytes:
+            f.seek(offset)
+            return f.read(size)
+
+        pages = walk_pages(window, start, footer, g, leaf.index, length)
     else:  # populated by the caller
-        pages = pages_from_bytes(source.view[start:start + length], start, footer, g,
-                                 leaf.index)
+        pages = walk_pages(source.view[start:start + length], start, footer, g, leaf.index)
     ci, oi = read_page_index(f, footer, g, leaf.index)
     check_offset_index_pages(pages, oi, footer, g, leaf.index)
     check_first_rows(pages, oi, footer, g, leaf.index)

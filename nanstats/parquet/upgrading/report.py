@@ -135,7 +135,7 @@ class ColumnTotals:
         """Count a written chunk."""
         self.rows += int(ch.old.meta_data.num_values or 0) if ch.stats is None else \
             ch.stats.num_values
-        self.pages += sum(1 for p in ch.pages if p.is_data)
+        self.pages += ch.pages.data_page_count
         if ch.stats is not None:
             self.nans += ch.stats.nan_count or 0
             self.nulls += ch.stats.null_count

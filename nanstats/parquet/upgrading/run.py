@@ -56,7 +56,6 @@ from nanstats.parquet.string_stats import (
     string_stats_for_array,
 )
 from nanstats.parquet.upgrading import layout
-from nanstats.parquet.upgrading.gc_pause import collection_paused
 from nanstats.parquet.upgrading.io_calls import IOCalls, io_calls
 from nanstats.parquet.upgrading.plan import (
     Chunk,
@@ -187,14 +186,8 @@ def upgrade(src: Target, dst: Target,
 
 def _upgrade_with(src: str, dst: str, settings: _Settings, progress: Any, memory_map: bool,
                   calls: IOCalls) -> UpgradeReport:
-    """The upgrade itself, through the system calls ``calls``.
-
-    The cyclic garbage collector is paused meanwhile (see
-    :mod:`~nanstats.parquet.upgrading.gc_pause`): it costs more than the
-    rest of the work per page on a file of small pages.
-    """
-    with collection_paused(), new_file(dst, calls, output_mode(src, dst)) as fd, \
-            open(src, "rb") as f:
+    """The upgrade itself, through the system calls ``calls``."""
+    with new_file(dst, calls, output_mode(src, dst)) as fd, open(src, "rb") as f:
         guard = SourceGuard(src, f.fileno())
         # Only a leased source is mapped: nobody can truncate it under the map.
         source = map_source(src, guard.check) \

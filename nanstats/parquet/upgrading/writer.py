@@ -41,11 +41,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
+from nanstats._pagewalk import interleave
 from nanstats.errors import ParquetFormatError
 from nanstats.parquet.source_map import SourceMap
 from nanstats.parquet.upgrading.io_calls import O_BINARY, IOCalls, SourceReader, io_calls
 
 _BATCH = 1 << 24  # bytes queued before a write; larger pieces go by copy_file_range
+# Source bytes of small pages laid out with their new headers in one buffer
+# (Writer.write_pages); a page this large goes as a header and a copy.
+_RUN = 1 << 20
 _NATIVE = io_calls(portable=False)
 
 
@@ -357,6 +363,48 @@ class Writer:
                 self.flush()
         self.pos += length
         return start
+
+    def write_pages(self, headers: bytes, header_at: Any, payload_offset: Any,
+                    payload_length: Any, path: str) -> None:
+        """Append pages: header ``i`` (``headers[header_at[i]:header_at[i + 1]]``),
+        then ``payload_length[i]`` source bytes from ``payload_offset[i]``.
+
+        Small pages go out a run at a time: the run's source bytes read once
+        (from the map, or with one ``pread``) and laid out with their new
+        headers in one buffer; a large page is queued as a header and a copy.
+        """
+        n = len(payload_offset)
+        ends = payload_offset + payload_length
+        i = 0
+        while i < n:
+            lo = int(payload_offset[i])
+            if payload_length[i] >= _RUN:
+                self.write(headers[header_at[i]:header_at[i + 1]])
+                self.copy(lo, int(payload_length[i]), path)
+                i += 1
+                continue
+            j = max(int(np.searchsorted(ends, lo + _RUN, side="right")), i + 1)
+            big = np.flatnonzero(payload_length[i:j] >= _RUN)
+            if len(big):
+                j = i + int(big[0])
+            hi = int(ends[j - 1])
+            self.write(interleave(headers, header_at, self._source_bytes(lo, hi - lo, path),
+                                  lo, payload_offset, payload_length, i, j))
+            i = j
+
+    def _source_bytes(self, offset: int, length: int, path: str) -> Any:
+        """``length`` source bytes from ``offset``: a slice of the map, or read."""
+        if self.source is not None:
+            if offset + length > self.source.size:
+                raise ParquetFormatError("the file ends inside a page", path=path,
+                                         offset=self.source.size)
+            view = self.source.view[offset:offset + length]
+            return view if view.format == "B" else view.cast("B")
+        data = self.reader.read(length, offset)
+        if len(data) < length:
+            raise ParquetFormatError("the file ends inside a page", path=path,
+                                     offset=offset + len(data))
+        return data
 
     def _copy_now(self, offset: int, length: int, path: str) -> None:
         end = offset + length
