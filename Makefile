@@ -164,7 +164,8 @@ clean:
 # the tests list the levels they ran and fail on a level this CPU runs but no
 # test did.
 KERNEL_BUILDS := build/kernel-builds
-KERNEL_TESTS  := tests/test_kernels.py tests/test_build_probe.py tests/test_threads.py
+KERNEL_TESTS  := tests/test_kernels.py tests/test_build_probe.py tests/test_threads.py \
+                 tests/metadata/test_page_walk.py
 define kernel_build_and_test
 	rm -rf $(KERNEL_BUILDS)/$(1) && mkdir -p $(KERNEL_BUILDS)/$(1)
 	git ls-files -co --exclude-standard | grep -v '^build/' | tar cf - -T - | tar xf - -C $(KERNEL_BUILDS)/$(1)

@@ -481,7 +481,8 @@ cdef class Walk:
 
     def walk(self, const uint8_t[::1] window, int64_t base, int64_t pos, int64_t end):
         cdef Cur c
-        cdef Sub v1, d, v2, *sub
+        cdef Sub v1, d, v2
+        cdef Sub *sub
         cdef int last, fid, wire, depth = 0
         cdef bint short
         cdef int64_t ptype, uncomp, comp, page_end, levels
