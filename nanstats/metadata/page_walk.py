@@ -206,14 +206,21 @@ def _walk_windows(walk: Any, read: Callable[[int, int], bytes], start: int, end:
         want = max(want, min(_FIRST_WINDOW, available))
         size = min(max(want, min(span * _PAGES_PER_WINDOW, _MAX_WINDOW)), available)
         buf = read(pos, size)
+        if len(buf) < size:  # a short read is the end of the file: no page can follow
+            raise ParquetFormatError(
+                f"{where}: the file ends at byte {pos + len(buf)}, inside the column chunk "
+                f"(bytes {start} to {end})", path=path, offset=pos + len(buf))
         outcome, new_pos, reason, at = walk.walk(buf, pos, pos, end)
-        if outcome == _pagewalk.DECODE_ERROR and pos + size < end and len(buf) == size:
+        if outcome == _pagewalk.DECODE_ERROR and pos + size < end:
             # The header at new_pos may go past the window: a larger one.
             want = min((pos + size - new_pos) * 16, end - new_pos)
             pos = new_pos
             continue
         if outcome != _pagewalk.WALKED:
             _fail(walk, outcome, new_pos, reason, at, end, where, path)
+        if new_pos <= pos:  # never loop: a walk that did not move is a broken header
+            raise ParquetFormatError(f"cannot decode page header of {where}", path=path,
+                                     offset=pos)
         want = 0
         n = walk.count
         if n:

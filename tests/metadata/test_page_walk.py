@@ -194,3 +194,20 @@ def test_a_repeated_statistics_field_is_refused_not_half_replaced():
     raw = bytes([0x15, 0x00, 0x15, 0x00, 0x15, 0x00, 0x2c]) + sub + b"\x00"
     outcome, _, reason, _ = _pagewalk.Walk().walk(raw, 0, 0, len(raw))
     assert outcome == _pagewalk.REPEATED_FIELD and "field 5 of data_page_header" in reason
+
+
+@pytest.mark.parametrize("cut", [0, 1, 7, 20])
+def test_a_file_ending_inside_the_chunk_is_an_error_never_a_loop(tmp_path, cut):
+    """Windows read from a file truncated meanwhile come back short (or empty): the
+    walk stops with ParquetFormatError instead of asking for the same window forever."""
+    path = tmp_path / "t.parquet"
+    papq.write_table(pa.table({"x": np.arange(5000.0)}), path, data_page_size=256)
+    footer = read_footer(str(path))
+    start, length = chunk_range(footer, 0, 0)
+    data = path.read_bytes()[:start + cut]  # what is left of the file
+
+    def window(offset: int, size: int) -> bytes:
+        return data[offset:offset + size]
+
+    with pytest.raises(ParquetFormatError, match="the file ends at byte"):
+        walk_pages(window, start, footer, 0, 0, length)
