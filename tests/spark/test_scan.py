@@ -168,3 +168,32 @@ def test_read_files_without_index(spark, tmp_path) -> None:
     df = read(spark, str(tmp_path), "x > 250")
     assert df.count() == spark.read.parquet(str(tmp_path)).where("x > 250").count()
     assert read(spark, str(tmp_path), "x > 1e9", "ieee").count() == 0
+
+
+def test_read_infers_the_lake_schema_once_while_files_are_unchanged(spark, tmp_path) -> None:
+    """The second read of a lake runs one Spark job fewer; a file added is seen."""
+    from nanstats.spark.native_scan import lake_schema
+
+    folder = str(tmp_path)
+    write_table(pa.table({"x": [1.0, np.nan, 3.0]}), os.path.join(folder, "a.parquet"))
+
+    def jobs(action) -> tuple[int, object]:
+        sc = spark.sparkContext
+        group = f"schema-{random.random()}"
+        sc.setJobGroup(group, group)
+        try:
+            result = action()
+        finally:
+            sc.setLocalProperty("spark.jobGroup.id", None)
+        return len(sc.statusTracker().getJobIdsForGroup(group)), result
+
+    first, n_first = jobs(lambda: read(spark, folder, "x >= 2").count())
+    again, n_again = jobs(lambda: read(spark, folder, "x >= 2").count())
+    assert n_first == n_again == 2 and again == first - 1
+    old = [os.path.join(folder, "a.parquet")]
+    assert jobs(lambda: lake_schema(spark, folder, old))[0] == 0
+    # A file added: the schema is inferred again (a job), and its rows are read.
+    write_table(pa.table({"x": [5.0]}), os.path.join(folder, "b.parquet"))
+    assert jobs(lambda: lake_schema(spark, folder, old + [os.path.join(folder, "b.parquet")])
+                )[0] == 1
+    assert read(spark, folder, "x >= 2").count() == 3
