@@ -152,6 +152,27 @@ class Location:
         with remote_errors(self):
             return self.filesystem.get_file_info(self.path)
 
+    def identity(self) -> tuple[str, int, int]:
+        """``(uri, size, mtime_ns)``: what a cache kept per file checks, so that a
+        file rewritten, grown or replaced is read again.  A local file costs a
+        ``stat``, a remote one a metadata request; a missing file raises
+        FileNotFoundError naming it.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.bin")
+        >>> with open(path, "wb") as f:
+        ...     _ = f.write(b"PAR1")
+        >>> resolve(path).identity()[1]
+        4
+        """
+        if self.is_local:
+            st = os.stat(self.path)
+            return self.uri, st.st_size, st.st_mtime_ns
+        info = self.info()
+        if info.type == pafs.FileType.NotFound:
+            raise FileNotFoundError(f"{self.uri}: no such file")
+        return self.uri, int(info.size or 0), int(info.mtime_ns or 0)
+
     def exists(self) -> bool:
         """True when a file or folder is there (on object stores: a key or a prefix)."""
         return bool(self.info().type != pafs.FileType.NotFound)

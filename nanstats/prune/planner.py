@@ -29,8 +29,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from nanstats.core.abstraction import ColumnAbstract
 from nanstats.prune.abstract import truth
+from nanstats.prune.abstract_arrays import AbstractArrays, Unsupported, may_be_true
 from nanstats.prune.constraints import Need, necessary
 from nanstats.prune.expressions import Expr
 from nanstats.prune.page_search import ValueInterval, search_pages
@@ -92,14 +95,21 @@ def _interval(need: Need) -> ValueInterval:
 
 
 def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred: Expr,
-                   semantics: EngineProfile) -> _ColumnPages:
+                   semantics: EngineProfile,
+                   needs: dict[tuple[str, str], Need | None] | None = None) -> _ColumnPages:
     if ps is None:
         return _ColumnPages([0], [chunk], ColumnSearch(name, 1, "none", 0, 1, "no page index"),
                             [True])
     pages = ps.abstracts
     n = len(pages)
-    need = necessary(pred, name, semantics, ps.kind) \
-        if ps.kind in ("float", "int", "bytes") else None
+    need: Need | None = None
+    if ps.kind in ("float", "int", "bytes"):
+        if needs is None:
+            need = necessary(pred, name, semantics, ps.kind)
+        else:  # the same for every row group: computed once per plan
+            if (name, ps.kind) not in needs:
+                needs[name, ps.kind] = necessary(pred, name, semantics, ps.kind)
+            need = needs[name, ps.kind]
     note = ps.note
     if need is not None and ps.boundary_order != "UNORDERED" and ps.keys is not None:
         keys = ps.keys
@@ -146,14 +156,113 @@ def _merge(ranges: list[tuple[int, int]]) -> Ranges:
     return tuple((a, b) for a, b in out)
 
 
-def _row_group(src: StatisticsSource, g: int, names: Sequence[str], pred: Expr,
-               semantics: EngineProfile, detail: bool) -> tuple[RowGroupDecision, Ranges]:
+#: Page abstractions as arrays, by id() of their sequence (held, so the id stays theirs).
+_ARRAYS: dict[int, tuple[Sequence[ColumnAbstract], AbstractArrays]] = {}
+_ARRAYS_KEPT = 20_000  # sequences; the cache starts again beyond
+
+
+def _arrays(abstracts: Sequence[ColumnAbstract]) -> AbstractArrays:
+    """The arrays of a column chunk's page abstractions, built once per sequence of pages."""
+    hit = _ARRAYS.get(id(abstracts))
+    if hit is not None and hit[0] is abstracts:
+        return hit[1]
+    arrays = AbstractArrays.of(abstracts)
+    if len(abstracts) >= 8:  # a page index worth keeping (sources keep theirs)
+        if len(_ARRAYS) >= _ARRAYS_KEPT:
+            _ARRAYS.clear()
+        _ARRAYS[id(abstracts)] = (abstracts, arrays)
+    return arrays
+
+
+def _batch_verdicts(groups: list[tuple[dict[str, _ColumnPages], int]], pred: Expr,
+                    semantics: EngineProfile) -> list[list[tuple[int, int]]] | None:
+    """The kept segments of each row group, every segment of them all judged at once.
+
+    ``groups`` holds each row group's columns (pages and search candidates)
+    and row count.  The verdicts of the per-segment loop of
+    :func:`_row_group`; None when the arrays cannot say the predicate or
+    some column's pages (that loop then runs).
+    """
+    if not groups or not groups[0][0]:
+        return None
+    names = list(groups[0][0])
+    cut_list: list[np.ndarray] = []
+    at: dict[str, list[np.ndarray]] = {n: [] for n in names}
+    chosen: dict[str, list[np.ndarray]] = {n: [] for n in names}
+    offsets = dict.fromkeys(names, 0)
+    arrays: dict[str, list[AbstractArrays]] = {n: [] for n in names}
+    for cols, rows in groups:
+        starts = {n: np.asarray(c.starts, dtype=np.int64) for n, c in cols.items()}
+        if any(len(x) == 0 or (len(x) > 1 and bool(np.any(np.diff(x) < 0)))
+               for x in starts.values()):
+            return None
+        cuts = np.unique(np.concatenate([*starts.values(),
+                                         np.array([0, rows], dtype=np.int64)]))
+        cut_list.append(cuts)
+        first = cuts[:-1]
+        for n, c in cols.items():
+            try:
+                arrays[n].append(_arrays(c.abstracts))
+            except Unsupported:
+                return None
+            page = np.maximum(np.searchsorted(starts[n], first, side="right") - 1, 0)
+            chosen[n].append(np.asarray(c.candidate, dtype=np.bool_)[page])
+            at[n].append(page + offsets[n])
+            offsets[n] += len(c.abstracts)
+    keep = np.ones(sum(len(c) - 1 for c in cut_list), dtype=np.bool_)
+    env: dict[str, AbstractArrays] = {}
+    for n in names:
+        keep &= np.concatenate(chosen[n])
+        whole = arrays[n][0] if len(arrays[n]) == 1 else AbstractArrays.concat(arrays[n])
+        env[n] = whole.take(np.concatenate(at[n]))
+    try:
+        keep &= may_be_true(pred, env, semantics)
+    except Unsupported:
+        return None
+    out: list[list[tuple[int, int]]] = []
+    base = 0
+    for cuts in cut_list:
+        count = len(cuts) - 1
+        out.append([(int(cuts[i]), int(cuts[i + 1]))
+                    for i in np.flatnonzero(keep[base:base + count])])
+        base += count
+    return out
+
+
+def _chunk(src: StatisticsSource, g: int, names: Sequence[str], pred: Expr,
+           semantics: EngineProfile, needs: dict[tuple[str, str], Need | None] | None = None
+           ) -> tuple[int, str, dict[str, _ColumnPages] | None]:
+    """A row group's rows, the chunk verdict's reason, and its columns' pages when kept."""
     rows = src.num_rows(g)
     env = src.chunk_env(g, names)
     kept, reason = _verdict(pred, env, semantics, "chunk statistics")
     if not kept or rows == 0:
-        return RowGroupDecision(g, rows, False, reason if not kept else "no rows"), ()
-    cols = {n: _search_column(n, env[n], src.page_stats(g, n), pred, semantics) for n in names}
+        return rows, reason if not kept else "no rows", None
+    return rows, reason, {n: _search_column(n, env[n], src.page_stats(g, n), pred, semantics,
+                                            needs) for n in names}
+
+
+def _decided(g: int, rows: int, reason: str, cols: dict[str, _ColumnPages],
+             kept_ranges: list[tuple[int, int]], segments: Sequence[SegmentDecision] = ()
+             ) -> tuple[RowGroupDecision, Ranges]:
+    searches = tuple(c.search for c in cols.values())
+    merged = _merge(kept_ranges)
+    if not merged:
+        return RowGroupDecision(g, rows, False, "no page may match", searches,
+                                tuple(segments)), ()
+    return RowGroupDecision(g, rows, True, reason, searches, tuple(segments)), merged
+
+
+def _row_group(src: StatisticsSource, g: int, names: Sequence[str], pred: Expr,
+               semantics: EngineProfile, detail: bool,
+               needs: dict[tuple[str, str], Need | None] | None = None,
+               chunk: tuple[int, str, dict[str, _ColumnPages] | None] | None = None
+               ) -> tuple[RowGroupDecision, Ranges]:
+    rows, reason, found = chunk if chunk is not None else \
+        _chunk(src, g, names, pred, semantics, needs)
+    if found is None:
+        return RowGroupDecision(g, rows, False, reason), ()
+    cols = found
     # Row 0 always starts a segment (a predicate that reads no column has no pages).
     cuts = sorted({s for c in cols.values() for s in c.starts} | {0, rows})
     idx = dict.fromkeys(cols, 0)
@@ -179,12 +288,7 @@ def _row_group(src: StatisticsSource, g: int, names: Sequence[str], pred: Expr,
             kept_ranges.append((a, b))
         if detail:
             segments.append(SegmentDecision(a, b - a, pages, ok, why))
-    searches = tuple(c.search for c in cols.values())
-    merged = _merge(kept_ranges)
-    if not merged:
-        return RowGroupDecision(g, rows, False, "no page may match", searches,
-                                tuple(segments)), ()
-    return RowGroupDecision(g, rows, True, reason, searches, tuple(segments)), merged
+    return _decided(g, rows, reason, cols, kept_ranges, segments)
 
 
 def plan(source: StatisticsSource, predicate: Expr, semantics: str | EngineProfile, *,
@@ -208,9 +312,23 @@ def plan(source: StatisticsSource, predicate: Expr, semantics: str | EngineProfi
     decisions: list[RowGroupDecision] = []
     ranges: dict[int, Ranges] = {}
     total = 0
-    for g in range(source.num_row_groups):
-        total += source.num_rows(g)
-        decision, merged = _row_group(source, g, names, predicate, prof, detail)
+    needs: dict[tuple[str, str], Need | None] = {}
+    chunks = [_chunk(source, g, names, predicate, prof, needs)
+              for g in range(source.num_row_groups)]
+    # Without detail, every segment of every kept row group is judged in one
+    # pass over arrays (the same verdicts, without a Python call per segment).
+    kept = [(g, c) for g, c in enumerate(chunks) if c[2] is not None]
+    batch = None if detail else _batch_verdicts(
+        [(c[2], c[0]) for _, c in kept], predicate, prof)  # type: ignore[misc]
+    fast = {g: found for (g, _), found in zip(kept, batch, strict=True)} if batch else {}
+    for g, chunk in enumerate(chunks):
+        total += chunk[0]
+        if g in fast:
+            assert chunk[2] is not None
+            decision, merged = _decided(g, chunk[0], chunk[1], chunk[2], fast[g])
+        else:
+            decision, merged = _row_group(source, g, names, predicate, prof, detail, needs,
+                                          chunk)
         if merged:
             ranges[g] = merged
         decisions.append(decision)

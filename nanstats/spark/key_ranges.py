@@ -165,48 +165,68 @@ def _merge_intervals(intervals: list[tuple[int, int]], max_ranges: int
     return tuple((lo, hi) for lo, hi in merged)
 
 
+#: A file's key columns and their pages, by path, size and modification time.
+_KEY_PAGES: dict[tuple[str, int, int], tuple[Footer, list[tuple[LeafColumn, dict[
+    int, tuple[np.ndarray, list[tuple[int, int] | None]]]]]]] = {}
+
+
+def _key_pages(path: str) -> tuple[Footer, list[tuple[LeafColumn, dict[
+        int, tuple[np.ndarray, list[tuple[int, int] | None]]]]]]:
+    """The footer and every key column's pages of a file, read once while it is unchanged."""
+    key = resolve(path).identity()
+    found = _KEY_PAGES.get(key)
+    if found is None:
+        footer = read_footer(path)
+        columns = []
+        keys = key_columns(footer)
+        if keys:
+            with resolve(path).open_reader() as f:  # local or remote: the file system layer
+                region = PageIndexRegion(f, footer)
+                columns = [(leaf, {g: _pages(footer, region, g, leaf)
+                                   for g in range(footer.num_row_groups)}) for leaf in keys]
+        if len(_KEY_PAGES) >= 4096:
+            _KEY_PAGES.clear()
+        found = _KEY_PAGES[key] = (footer, columns)
+    return found
+
+
 def file_key_ranges(path: str | os.PathLike[str], selection: RowSelection,
                     max_ranges: int = MAX_RANGES_PER_FILE) -> KeyRanges | None:
     """The ranges of the integer column that leave the fewest rows to read, or None.
 
     None when no integer column bounds every kept run (see the module example).
+    A file's key columns and their page bounds are read once while the file
+    is unchanged (size and modification time).
     """
-    path = os.fspath(path)
-    footer = read_footer(path)
-    keys = key_columns(footer)
-    if not keys:
-        return None
+    footer, columns = _key_pages(os.fspath(path))
     best: KeyRanges | None = None
-    with resolve(path).open_reader() as f:  # local or remote: the file system layer
-        region = PageIndexRegion(f, footer)
-        for leaf in keys:
-            pages = {g: _pages(footer, region, g, leaf) for g in range(footer.num_row_groups)}
-            intervals: list[tuple[int, int]] = []
-            for g in selection.row_groups:
-                starts, bounds = pages[g]
-                rows = int(footer.row_groups[g].num_rows or 0)
-                ends = np.append(starts[1:], rows)
-                for a, b in selection.ranges[g]:
-                    hit = np.flatnonzero((starts < b) & (ends > a))
-                    found = [bounds[i] for i in hit]
-                    if not found or any(x is None for x in found):
-                        break
-                    intervals.append((min(x[0] for x in found if x is not None),
-                                      max(x[1] for x in found if x is not None)))
-                else:
-                    continue
-                break
+    for leaf, pages in columns:
+        intervals: list[tuple[int, int]] = []
+        for g in selection.row_groups:
+            starts, bounds = pages[g]
+            rows = int(footer.row_groups[g].num_rows or 0)
+            ends = np.append(starts[1:], rows)
+            for a, b in selection.ranges[g]:
+                hit = np.flatnonzero((starts < b) & (ends > a))
+                found = [bounds[i] for i in hit]
+                if not found or any(x is None for x in found):
+                    break
+                intervals.append((min(x[0] for x in found if x is not None),
+                                  max(x[1] for x in found if x is not None)))
             else:
-                ranges = _merge_intervals(intervals, max_ranges)
-                # Counted by row group: Spark's page skipping depends on every
-                # column's page boundaries, its row-group skipping on these alone.
-                read = 0
-                for g, (_, bounds) in pages.items():
-                    if any(bnd is None or any(lo <= bnd[1] and bnd[0] <= hi for lo, hi in ranges)
-                           for bnd in bounds):
-                        read += int(footer.row_groups[g].num_rows or 0)
-                if best is None or read < best.rows:
-                    best = KeyRanges(leaf.name, ranges, read)
+                continue
+            break
+        else:
+            ranges = _merge_intervals(intervals, max_ranges)
+            # Counted by row group: Spark's page skipping depends on every
+            # column's page boundaries, its row-group skipping on these alone.
+            read = 0
+            for g, (_, bounds) in pages.items():
+                if any(bnd is None or any(lo <= bnd[1] and bnd[0] <= hi for lo, hi in ranges)
+                       for bnd in bounds):
+                    read += int(footer.row_groups[g].num_rows or 0)
+            if best is None or read < best.rows:
+                best = KeyRanges(leaf.name, ranges, read)
     return best
 
 

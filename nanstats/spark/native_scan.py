@@ -42,7 +42,7 @@ from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.spark.key_ranges import KeyRanges, file_key_ranges, ranges_sql
 from nanstats.spark.sql import to_spark_sql
 
-__all__ = ["native_frame", "native_sql", "plan_key_ranges"]
+__all__ = ["lake_schema", "native_frame", "native_sql", "plan_key_ranges"]
 
 #: Ranges over all files together (the filter is evaluated on every row read).
 MAX_RANGES = 16
@@ -119,22 +119,72 @@ def _conjuncts(e: Expr) -> list[Expr]:
     return [e]
 
 
+#: Session settings that change the schema Spark infers from Parquet files.
+_SCHEMA_CONFS = ("spark.sql.parquet.binaryAsString", "spark.sql.parquet.int96AsTimestamp",
+                 "spark.sql.parquet.mergeSchema", "spark.sql.caseSensitive",
+                 "spark.sql.sources.partitionColumnTypeInference.enabled",
+                 "spark.sql.parquet.inferTimestampNTZ.enabled")
+
+#: Spark's schema of a lake, by session, root, settings and the files' identity.
+_SCHEMAS: dict[tuple[Any, ...], Any] = {}
+
+
+def _setting(spark: Any, key: str) -> str | None:
+    try:
+        return str(spark.conf.get(key))
+    except Exception:  # noqa: BLE001 - a setting this Spark does not know
+        return None
+
+
+def lake_schema(spark: Any, root: str | os.PathLike[str], files: Any = ()) -> Any:
+    """Spark's schema of the lake at ``root``, inferred once while its files are unchanged.
+
+    Spark infers a Parquet lake's schema with a job of its own (one footer
+    read on an executor) every time it is read without a schema; a read
+    given the schema skips that job.  The schema is kept by session, root,
+    the session settings that change it and ``files`` (each file's path, size
+    and modification time: :meth:`nanstats.lake.fs.Location.identity`), so a
+    file added, removed or rewritten makes Spark infer it again.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> from nanstats.spark.session import local_session
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "a.parquet")
+    >>> papq.write_table(pa.table({"x": [1.0]}), path)
+    >>> spark = local_session()
+    >>> lake_schema(spark, folder, [path]).simpleString()
+    'struct<x:double>'
+    >>> lake_schema(spark, folder, [path]) is lake_schema(spark, folder, [path])
+    True
+    """
+    root = os.fspath(root)
+    key = (id(spark), root, tuple(_setting(spark, k) for k in _SCHEMA_CONFS),
+           tuple(resolve(os.fspath(f)).identity() for f in files))
+    schema = _SCHEMAS.get(key)
+    if schema is None:
+        schema = spark.read.parquet(root).schema
+        if len(_SCHEMAS) >= 256:
+            _SCHEMAS.clear()
+        _SCHEMAS[key] = schema
+    return schema
+
+
 def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
                  schema: Any = None, keys: dict[str, KeyRanges] | None = None) -> Any:
     """A DataFrame of the plan's rows read by Spark's own reader (see the module example).
 
-    ``schema`` (Spark's schema of the whole lake) is read from ``root`` when
+    ``schema`` (Spark's schema of the whole lake) is :func:`lake_schema` when
     not given; ``keys`` default to :func:`plan_key_ranges`.
     """
     root = os.fspath(root)
     if keys is None:
         keys = plan_key_ranges(plan)
-    if plan.files and len(plan.files) == len(plan.all_files) and not keys:
-        # Every file is read whole: the lake as Spark lists it (one listing, no
-        # schema read beforehand), the exact filter on top.
-        return spark.read.parquet(root).where(native_sql(plan, plan.semantics))
     if schema is None:
-        schema = spark.read.parquet(root).schema
+        schema = lake_schema(spark, root, plan.all_files)
+    if plan.files and len(plan.files) == len(plan.all_files) and not keys:
+        # Every file is read whole: the lake as Spark lists it (one listing; the
+        # schema given, so Spark runs no job to infer it), the exact filter on top.
+        return spark.read.schema(schema).parquet(root).where(native_sql(plan, plan.semantics))
     if not plan.files:
         return spark.createDataFrame([], schema)
     condition = native_sql(plan, plan.semantics)

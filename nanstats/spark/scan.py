@@ -246,8 +246,7 @@ def _file_source(path: str) -> Any:
     """The FileSource of a file, kept while the file is unchanged (size and mtime)."""
     from nanstats.prune.parquet_source import FileSource
 
-    info = resolve(path).info()  # local or remote: the file system layer
-    key = (path, info.size, info.mtime_ns)
+    key = resolve(path).identity()  # local or remote: the file system layer
     src = _FILE_SOURCES.get(key)
     if src is None:
         if len(_FILE_SOURCES) >= 4096:
@@ -340,7 +339,7 @@ def read(spark: Any, path: str, predicate: Expr | str,
     2
     """
     from nanstats.spark.arrow_scan import arrow_frame
-    from nanstats.spark.native_scan import native_frame
+    from nanstats.spark.native_scan import lake_schema, native_frame
 
     if method not in ("auto", "native", "arrow"):
         raise ValueError(f"method must be 'auto', 'native' or 'arrow', not {method!r}")
@@ -353,7 +352,7 @@ def read(spark: Any, path: str, predicate: Expr | str,
         method = choose_method(scan_plan)
     if method == "native":
         return native_frame(spark, path, scan_plan)
-    return arrow_frame(spark, path, scan_plan, spark.read.parquet(path).schema)
+    return arrow_frame(spark, path, scan_plan, lake_schema(spark, path, scan_plan.all_files))
 
 
 def choose_method(scan_plan: ScanPlan) -> str:

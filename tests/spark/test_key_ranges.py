@@ -77,3 +77,15 @@ def test_merging_closes_the_smallest_gaps() -> None:
 def test_sql_quotes_names_and_types_longs() -> None:
     sql = ranges_sql([KeyRanges("a`b", ((-(2**40), 3),), 0)])
     assert sql == "((`a``b` BETWEEN -1099511627776L AND 3))"
+
+
+def test_a_rewritten_file_is_read_again(tmp_path) -> None:
+    """Key pages are kept per file while it is unchanged: a rewrite is seen."""
+    path = _write(tmp_path / "a.parquet", pa.table({"k": np.arange(1000), "x": np.zeros(1000)}))
+    sel = RowSelection({0: ((0, 20),)}, 1000)
+    first = file_key_ranges(path, sel)
+    assert first is not None and first.ranges[0][0] == 0
+    _write(tmp_path / "a.parquet", pa.table({"k": np.arange(5000, 6000, dtype=np.int64),
+                                             "x": np.zeros(1000), "y": np.ones(1000)}))
+    again = file_key_ranges(path, sel)
+    assert again is not None and again.ranges[0][0] == 5000
