@@ -406,17 +406,20 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 
 /* Scalar bookkeeping: a pair's NaN masks and its bits each packed to bytes
  * (signed saturation keeps the sign) and moved to the integer core, one bit
- * a row; one vector packs beside zeros, its rows in the bits of LIVE.
- * negnum: a non-NaN row with the sign set seen; posall loses a bit at a
- * non-NaN row with the sign clear. */
+ * a row; one vector packs beside zeros (which count as neither).  Three
+ * popcounts: NaN lanes, NaN lanes with the sign set, lanes with the sign
+ * set; whether a non-NaN row of either sign was seen (the sign of a zero
+ * extreme) follows from these counts at the end of the page, three integer
+ * instructions a pair fewer than keeping those two bits in the loop
+ * (measured on AMD Zen 5 with 1e8 values, interleaved: 1-4% faster). */
 #define NS_MASK_T __m256i
 #define NS_COUNT_(mm, gm, live)                                               \
     do {                                                                      \
         const uint32_t M_ = (mm), G_ = (gm);                                  \
         nanc += __builtin_popcount(M_);                                       \
         negnan += __builtin_popcount(M_ & G_);                                \
-        negnum |= G_ & ~M_ & (live);                                          \
-        posall &= M_ | G_ | ~(uint32_t)(live);                                \
+        negc += __builtin_popcount(G_);                                       \
+        (void)(live);                                                         \
     } while (0)
 #define NS_PACKMASK(a, b) ((uint32_t)_mm256_movemask_epi8(_mm256_packs_epi16((a), (b))))
 #define NS_COUNT(m, g)                                                        \
@@ -473,9 +476,9 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
             int16_t lo_ = NS_FN(ns_avx2_hmin16_)(vmin0);                      \
             int16_t hi_ = NS_FN(ns_avx2_hmax16_)(vmax0);                      \
             /* A zero's sign: see the head of this file. */                   \
-            (keys)[0] = lo_ == 0 ? NS_KEY16(negnum ? 0x8000 : 0)              \
+            (keys)[0] = lo_ == 0 ? NS_KEY16(negnum16 ? 0x8000 : 0)            \
                                  : NS_KEY16(NS_PBITS16(lo_));                 \
-            (keys)[1] = hi_ == 0 ? NS_KEY16(posall != 0xFFFFFFFFu ? 0 : 0x8000) \
+            (keys)[1] = hi_ == 0 ? NS_KEY16(posnum16 ? 0 : 0x8000)            \
                                  : NS_KEY16(NS_PBITS16(hi_));                 \
         }                                                                     \
         if ((nan) > 0) {                                                      \
@@ -602,7 +605,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #endif
 #if NS_W == 16
         int64_t nanc = 0;
-        uint32_t negnum = 0, posall = 0xFFFFFFFFu;
+        int64_t negc = 0; /* lanes with the sign set */
 #else
         int64_t ordc = 0;
         unsigned negnum = 0, posnum = 0;
@@ -635,17 +638,21 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             lanes += j;                                                       \
             NS_TAIL(crow, len, j, NS_ALL_LANES);                              \
         } else {                                                              \
-            for (; j + 2 * LANES <= len; j += 2 * LANES) {                    \
+            /* Pointers stepped, not an index: fewer integer instructions. */ \
+            const T *q_ = crow, *const qend_ = crow + (len & ~(int64_t)(2 * LANES - 1)); \
+            const uint8_t *bq_ = bb;                                          \
+            for (; q_ < qend_; q_ += 2 * LANES, bq_ += 2 * LANES / 8) {       \
                 NS_MASK_T m0, g0, m1, g1;                                     \
-                NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(NS_BCAST_ARGS(bb + j / 8)); \
-                NS_PF((const char *)(crow + j));                              \
-                VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);    \
+                NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(NS_BCAST_ARGS(bq_)); \
+                NS_PF((const char *)q_);                                      \
+                VT s0 = NS_LOAD(q_), s1 = NS_LOAD(q_ + LANES);                \
                 s0 = NS_BLEND(ref, s0, wv, 0);                                \
                 s1 = NS_BLEND(ref, s1, wv, 1);                                \
                 NS_STEP(s0, 0, m0, g0);                                       \
                 NS_STEP(s1, 0, m1, g1);                                       \
                 NS_COUNT2(m0, g0, m1, g1);                                    \
             }                                                                 \
+            j = qend_ - crow;                                                 \
             lanes += j;                                                       \
             NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));          \
         }                                                                     \
@@ -660,7 +667,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                                            kind == NS_VALIDITY_BITMAP ? bit_offset + start + c
                                                                       : start + c,
                                            len, bits, &valid);
-            const int64_t nanc0 = nanc, negnan0 = negnan, lanes0 = lanes;
+            const int64_t nanc0 = nanc, negnan0 = negnan, lanes0 = lanes, negc0 = negc;
             if (wmode)
                 NS_RUN16(1);
             else
@@ -672,6 +679,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                     nanc = nanc0;
                     negnan = negnan0;
                     lanes = lanes0;
+                    negc = negc0;
                     NS_RUN16(1);
                 }
                 wmode = one_sign;
@@ -726,6 +734,10 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
          * in place of a null or a pad come off. */
 #if NS_W == 16
         int64_t nan = nanc;
+        /* Non-NaN lanes with the sign set and clear, from the counts (the
+         * replaced lanes hold a copy of a valid row: they change neither). */
+        const int negnum16 = negc - negnan > 0;
+        const int posnum16 = lanes - negc - (nanc - negnan) > 0;
 #else
         int64_t nan = lanes - ordc;
 #endif
