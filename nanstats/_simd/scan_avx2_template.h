@@ -622,6 +622,27 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
          * NaNs of both signs.  So data with NaNs of both signs runs without
          * it, data with NaNs of one sign with it, and a page of one sign
          * has had wmax over every chunk that held a NaN. */
+/* The pair loop over a byte mask at vq_: a vector's lanes where the byte
+ * is zero take B0 (B1) over A0 (A1), so (s, ref) for a mask of valid rows,
+ * (ref, s) for one of null rows. */
+#define NS_BYTES16_LOOP(A0, B0, A1, B1)                                       \
+    do {                                                                      \
+        const __m256i z_ = _mm256_setzero_si256();                            \
+        for (; j + 2 * LANES <= len; j += 2 * LANES) {                        \
+            NS_MASK_T m0, g0, m1, g1;                                         \
+            NS_PF((const char *)(crow + j));                                  \
+            VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);        \
+            const __m256i e0_ = _mm256_cmpeq_epi16(                           \
+                _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(vq_ + j))), z_); \
+            const __m256i e1_ = _mm256_cmpeq_epi16(                           \
+                _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(vq_ + j + LANES))), z_); \
+            s0 = _mm256_blendv_epi8((A0), (B0), e0_);                         \
+            s1 = _mm256_blendv_epi8((A1), (B1), e1_);                         \
+            NS_STEP(s0, 0, m0, g0);                                           \
+            NS_STEP(s1, 0, m1, g1);                                           \
+            NS_COUNT2(m0, g0, m1, g1);                                        \
+        }                                                                     \
+    } while (0)
 #define NS_RUN16(WF)                                                          \
     do {                                                                      \
         const int wf = (WF);                                                  \
@@ -637,6 +658,17 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             }                                                                 \
             lanes += j;                                                       \
             NS_TAIL(crow, len, j, NS_ALL_LANES);                              \
+        } else if (kind != NS_VALIDITY_BITMAP) {                              \
+            /* Byte masks: each vector's 16 bytes widened to its lanes and   \
+             * compared with zero (two instructions, where bits take three); \
+             * bb (the bits) is still what the tail and the count use. */     \
+            const uint8_t *vq_ = validity + start + c;                        \
+            if (kind == NS_VALIDITY_NULL_BYTES)                               \
+                NS_BYTES16_LOOP(ref, s0, ref, s1);                            \
+            else                                                              \
+                NS_BYTES16_LOOP(s0, ref, s1, ref);                            \
+            lanes += j;                                                       \
+            NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));          \
         } else {                                                              \
             /* Pointers stepped, not an index: fewer integer instructions. */ \
             const T *q_ = crow, *const qend_ = crow + (len & ~(int64_t)(2 * LANES - 1)); \
@@ -793,6 +825,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_TAIL
 #undef NS_ALL_LANES
 #undef NS_FINISH
+#undef NS_BYTES16_LOOP
 #if NS_W != 16
 #undef VF
 #undef CASTF
