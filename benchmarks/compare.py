@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from bench_support import floor
 from bench_support.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
 from bench_support.timing import best, best_interleaved
 
@@ -183,9 +184,22 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
             fns += [at_level(level, lambda: nanstats.summary(values)),
                     at_level(level, lambda: nanstats.summary(arrow)),
                     at_level(level, lambda: nanstats.summary(values, valid))]
+        # The floor probes (float16 with an Arrow bitmap, where AVX2 runs):
+        # loops doing less than any exact kernel, timed in the same turns.
+        probe = dtype == "float16" and floor.available()
+        if probe:
+            bitmap = np.frombuffer(arrow.buffers()[0], np.uint8)
+            fns += [lambda: floor.read2(values, bitmap), lambda: floor.bitmap16(values, bitmap)]
         ceiling, *times = best_interleaved(fns, args.repeat, clock=time.thread_time)
         _kernels.set_simd_level(level_before)
         check(dtype, "read ceiling, GB/s", gb / ceiling, None)
+        if probe:
+            t_read2, t_floor = times[-2:]
+            times = times[:-2]
+            check(dtype, "[floor] values and bitmap read, min and max, fraction of ceiling",
+                  ceiling / t_read2, None)
+            check(dtype, "[floor] + bits widened, one blend (Arrow bitmap), fraction of ceiling",
+                  ceiling / t_floor, None)
         for i, level in enumerate(_kernels.simd_levels()):
             t_none, t_level_bitmap, t_level_bytes = times[3 * i:3 * i + 3]
             simd = level != "portable"
@@ -220,6 +234,20 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
                     check(dtype, f"[{level}] pages of {page_rows:,} ({label}), x one summary",
                           t / t_whole, limit if level != "portable" else None,
                           higher_is_better=False)
+        if probe:
+            # The floor's own pages of 1,000 rows (widen, blend, min, max, the
+            # two reductions a page) against its one pass and against the
+            # AVX2 kernel's one summary, which the target is a multiple of.
+            fns = [at_level("avx2", lambda: page_table(arrow)),
+                   lambda: floor.bitmap16(values, bitmap),
+                   lambda: floor.bitmap16(values, bitmap, 1_000)]
+            t_kernel, t_one, t_paged = best_interleaved(fns, 2 * args.repeat,
+                                                        clock=time.thread_time)
+            _kernels.set_simd_level(level_before)
+            check(dtype, "[floor] pages of 1,000 (Arrow nulls), x its one pass", t_paged / t_one,
+                  None, higher_is_better=False)
+            check(dtype, "[floor] pages of 1,000 (Arrow nulls), x [avx2] one summary",
+                  t_paged / t_kernel, None, higher_is_better=False)
         _kernels.set_simd_level(level_before)
         for label, data in (("no nulls", values), ("Arrow nulls", arrow)):
             one, two = best_interleaved([with_threads(1, lambda data=data: nanstats.summary(data)),

@@ -1,0 +1,44 @@
+"""The floor probes read what they should: min and max of the valid rows, per page."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bench_support import floor
+
+from nanstats import _kernels
+
+
+def expected(values: np.ndarray, valid: np.ndarray, page_rows: int) -> list[list[int]]:
+    out = []
+    step = page_rows or len(values)
+    for start in range(0, len(values), step):
+        v = values[start:start + step][valid[start:start + step]]
+        out.append([int(v.min()), int(v.max())] if len(v) else [32767, -32768])
+    return out
+
+
+def test_available_where_the_avx2_level_is() -> None:
+    assert floor.available() == ("avx2" in _kernels.simd_levels())
+
+
+@pytest.mark.parametrize("page_rows", [0, 1, 7, 16, 33, 1000])
+@pytest.mark.parametrize("n", [1, 15, 16, 31, 32, 100, 2049])
+def test_bitmap16_gives_the_valid_extremes_of_each_page(n: int, page_rows: int) -> None:
+    rng = np.random.default_rng(n * 1000 + page_rows)
+    values = rng.integers(-32768, 32768, n).astype(np.int16)
+    valid = rng.random(n) < 0.8
+    bits = np.packbits(valid, bitorder="little")
+    if not floor.available():
+        with pytest.raises(floor.FloorUnavailable):
+            floor.bitmap16(values, bits, page_rows)
+        return
+    assert floor.bitmap16(values, bits, page_rows).tolist() == expected(values, valid, page_rows)
+    assert floor.read2(values, bits) == (int(values.min()), int(values.max()))
+
+
+def test_bad_input_is_named() -> None:
+    with pytest.raises(ValueError, match="16-bit"):
+        floor.bitmap16(np.zeros(4, np.float32), np.zeros(1, np.uint8))
+    with pytest.raises(ValueError, match="too short"):
+        floor.bitmap16(np.zeros(9, np.int16), np.zeros(1, np.uint8))
