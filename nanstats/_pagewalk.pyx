@@ -173,10 +173,10 @@ cdef inline int varint(Cur *c, int bits, uint64_t *out) noexcept nogil:
     cdef int most = 3 if bits == 16 else (5 if bits == 32 else 10)
     cdef uint64_t result = 0
     cdef int shift = 0
-    cdef int i
+    cdef int _i
     cdef uint8_t b
     cdef Py_ssize_t p = c.pos
-    for i in range(most):
+    for _i in range(most):
         if p >= c.end:
             return fail(c, R_VARINT_END, 0, 0, p)
         b = c.data[p]
@@ -242,7 +242,7 @@ cdef inline int fixed_size(int wire) noexcept nogil:
 
 cdef int skip(Cur *c, int wire, int depth, bint in_field) noexcept nogil:
     """Pass over one value of a wire type, checking its structure (compact._skip)."""
-    cdef int64_t n, i
+    cdef int64_t n, _i
     cdef int elem, key, value, inner
     cdef uint64_t u
     cdef uint8_t b
@@ -277,13 +277,13 @@ cdef int skip(Cur *c, int wire, int depth, bint in_field) noexcept nogil:
         if fixed_size(elem):
             return take(c, n * fixed_size(elem))
         if elem == T_STRUCT:
-            for i in range(n):
+            for _i in range(n):
                 if c.pos < c.end and c.data[c.pos] == 0:  # an empty struct
                     c.pos += 1
                 elif skip(c, T_STRUCT, depth + 1, False) < 0:
                     return -1
             return 0
-        for i in range(n):
+        for _i in range(n):
             if skip(c, elem, depth + 1, False) < 0:
                 return -1
         return 0
@@ -301,7 +301,7 @@ cdef int skip(Cur *c, int wire, int depth, bint in_field) noexcept nogil:
         value = b & 0x0F
         if not (0 < key <= T_UUID and 0 < value <= T_UUID):
             return fail(c, R_MAP_WIRE, key, value, at)
-        for i in range(n):
+        for _i in range(n):
             if skip(c, key, depth + 1, False) < 0 or skip(c, value, depth + 1, False) < 0:
                 return -1
         return 0

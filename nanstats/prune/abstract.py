@@ -79,7 +79,14 @@ def _value_relations(a: ColumnAbstract, b: ColumnAbstract, total: bool) -> set[R
     return out
 
 
-def _band(cls: str, semantics: NanSemantics) -> int:
+def nan_band(cls: str, semantics: NanSemantics) -> int:
+    """Where a class of values (``"value"``, ``"+nan"``, ``"-nan"``) sits under
+    ``semantics``: 0 among the numbers, 1 above them all, -1 below.
+
+    >>> nan_band("value", "nan_greatest"), nan_band("-nan", "nan_greatest"), \
+    ...     nan_band("-nan", "total_order")
+    (0, 1, -1)
+    """
     if cls == "value":
         return 0
     if semantics == "nan_greatest":
@@ -107,7 +114,7 @@ def relations(a: ColumnAbstract, b: ColumnAbstract, semantics: NanSemantics) -> 
             elif semantics == "ieee":
                 out.add("un")
             else:
-                ba, bb = _band(ca, semantics), _band(cb, semantics)
+                ba, bb = nan_band(ca, semantics), nan_band(cb, semantics)
                 if ba != bb:
                     out.add("lt" if ba < bb else "gt")
                 elif semantics == "total_order":

@@ -39,8 +39,9 @@ import numpy as np
 import numpy.typing as npt
 
 from nanstats.core.abstraction import ColumnAbstract
-from nanstats.core.floats import nan_sign
+from nanstats.core.floats import DOUBLE, nan_sign
 from nanstats.prune import expressions as ex
+from nanstats.prune.abstract import nan_band
 from nanstats.prune.expressions import Expr
 from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.semantics import TRUE_UNDER, NanSemantics, Relation
@@ -148,31 +149,16 @@ class _Truths:
 
 def _less(a: Floats, b: Floats, total: bool) -> Bools:
     """a < b elementwise; in totalOrder (zeros distinct) when ``total``."""
-    if total:
-        return _key(a) < _key(b)
+    if total:  # the float64 arrays' totalOrder keys (core.floats, the one home)
+        return DOUBLE.bits_to_keys(a.view(np.uint64)) < DOUBLE.bits_to_keys(b.view(np.uint64))
     return a < b
-
-
-def _key(x: Floats) -> npt.NDArray[np.int64]:
-    bits = x.view(np.int64)
-    return bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
-
-
-def _band(cls: str, semantics: NanSemantics) -> int:
-    if cls == "value":
-        return 0
-    if semantics == "nan_greatest":
-        return 1
-    if semantics == "nan_least":
-        return -1
-    return 1 if cls == "+nan" else -1
 
 
 def _class_relations(ca: str, cb: str, semantics: NanSemantics) -> tuple[Relation, ...]:
     """The relations of two non-null values of classes ``ca`` and ``cb`` (not both numbers)."""
     if semantics == "ieee":
         return ("un",)
-    ba, bb = _band(ca, semantics), _band(cb, semantics)
+    ba, bb = nan_band(ca, semantics), nan_band(cb, semantics)
     if ba != bb:
         return ("lt",) if ba < bb else ("gt",)
     if semantics == "total_order":
