@@ -83,9 +83,9 @@ def nan_band(cls: str, semantics: NanSemantics) -> int:
     """Where a class of values (``"value"``, ``"+nan"``, ``"-nan"``) sits under
     ``semantics``: 0 among the numbers, 1 above them all, -1 below.
 
-    >>> nan_band("value", "nan_greatest"), nan_band("-nan", "nan_greatest"), \
-    ...     nan_band("-nan", "total_order")
-    (0, 1, -1)
+    >>> [nan_band(c, s) for c, s in [("value", "nan_greatest"), ("-nan", "nan_greatest"),
+    ...                               ("-nan", "total_order")]]
+    [0, 1, -1]
     """
     if cls == "value":
         return 0
