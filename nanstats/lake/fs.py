@@ -24,10 +24,10 @@ import errno
 import os
 import re
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Generic, TypeVar, cast
 
 import pyarrow.fs as pafs
 
@@ -366,6 +366,41 @@ def _as_pyarrow(filesystem: Any) -> pafs.FileSystem:
         return _wrap_fsspec(filesystem)
     raise TypeError(f"filesystem= must be a pyarrow.fs.FileSystem or an fsspec filesystem, "
                     f"not {type(filesystem).__name__}")
+
+
+T = TypeVar("T")
+
+
+class FileCache(Generic[T]):
+    """Values made from files, each kept while its file is unchanged.
+
+    The key is :meth:`Location.identity` (path, size, modification time), so
+    a file rewritten, grown or replaced is made again; past ``limit`` files
+    the cache starts afresh (memory stays bounded).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.bin")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(b"PAR1")
+    >>> sizes = FileCache(lambda p: os.path.getsize(p))
+    >>> sizes(path), sizes(path) is sizes(path)
+    (4, True)
+    """
+
+    def __init__(self, make: Callable[[str], T], limit: int = 4096) -> None:
+        self._make = make
+        self._limit = limit
+        self._kept: dict[tuple[str, int, int], T] = {}
+
+    def __call__(self, path: str) -> T:
+        key = resolve(path).identity()
+        found = self._kept.get(key)
+        if found is None:
+            found = self._make(path)
+            if len(self._kept) >= self._limit:
+                self._kept.clear()
+            self._kept[key] = found
+        return found
 
 
 def resolve(target: Target, filesystem: Any = None) -> Location:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nanstats.lake.fs import resolve
+from nanstats.lake.fs import FileCache, resolve
 from nanstats.metadata.footer import Footer, LeafColumn, read_footer
 from nanstats.metadata.page_index import PageIndexRegion
 from nanstats.prune.results import RowSelection
@@ -165,29 +165,24 @@ def _merge_intervals(intervals: list[tuple[int, int]], max_ranges: int
     return tuple((lo, hi) for lo, hi in merged)
 
 
-#: A file's key columns and their pages, by path, size and modification time.
-_KEY_PAGES: dict[tuple[str, int, int], tuple[Footer, list[tuple[LeafColumn, dict[
-    int, tuple[np.ndarray, list[tuple[int, int] | None]]]]]]] = {}
+_KeyPages = tuple[Footer, list[tuple[LeafColumn, dict[
+    int, tuple[np.ndarray, list[tuple[int, int] | None]]]]]]
 
 
-def _key_pages(path: str) -> tuple[Footer, list[tuple[LeafColumn, dict[
-        int, tuple[np.ndarray, list[tuple[int, int] | None]]]]]]:
-    """The footer and every key column's pages of a file, read once while it is unchanged."""
-    key = resolve(path).identity()
-    found = _KEY_PAGES.get(key)
-    if found is None:
-        footer = read_footer(path)
-        columns = []
-        keys = key_columns(footer)
-        if keys:
-            with resolve(path).open_reader() as f:  # local or remote: the file system layer
-                region = PageIndexRegion(f, footer)
-                columns = [(leaf, {g: _pages(footer, region, g, leaf)
-                                   for g in range(footer.num_row_groups)}) for leaf in keys]
-        if len(_KEY_PAGES) >= 4096:
-            _KEY_PAGES.clear()
-        found = _KEY_PAGES[key] = (footer, columns)
-    return found
+def _read_key_pages(path: str) -> _KeyPages:
+    """The footer and every key column's pages of a file."""
+    footer = read_footer(path)
+    keys = key_columns(footer)
+    if not keys:
+        return footer, []
+    with resolve(path).open_reader() as f:  # local or remote: the file system layer
+        region = PageIndexRegion(f, footer)
+        return footer, [(leaf, {g: _pages(footer, region, g, leaf)
+                                for g in range(footer.num_row_groups)}) for leaf in keys]
+
+
+#: A file's key columns and their pages, read once while the file is unchanged.
+_key_pages: FileCache[_KeyPages] = FileCache(_read_key_pages)
 
 
 def file_key_ranges(path: str | os.PathLike[str], selection: RowSelection,

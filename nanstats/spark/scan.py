@@ -38,7 +38,7 @@ import pyarrow as pa
 
 from nanstats.core.floats import BY_PHYSICAL_TYPE
 from nanstats.core.stats import ColumnStats
-from nanstats.lake.fs import resolve
+from nanstats.lake.fs import FileCache
 from nanstats.lake.listing import list_parquet_files
 from nanstats.prune.binding import bind
 from nanstats.prune.expressions import Expr
@@ -242,20 +242,14 @@ class _MemoSource:
         return self._pages[key]
 
 
-def _file_source(path: str) -> Any:
-    """The FileSource of a file, kept while the file is unchanged (size and mtime)."""
+def _memo_file_source(path: str) -> Any:
     from nanstats.prune.parquet_source import FileSource
 
-    key = resolve(path).identity()  # local or remote: the file system layer
-    src = _FILE_SOURCES.get(key)
-    if src is None:
-        if len(_FILE_SOURCES) >= 4096:
-            _FILE_SOURCES.clear()
-        src = _FILE_SOURCES[key] = _MemoSource(FileSource(path))  # type: ignore[arg-type]
-    return src
+    return _MemoSource(FileSource(path))  # type: ignore[arg-type]
 
 
-_FILE_SOURCES: dict[tuple[str, int, int], Any] = {}
+#: The FileSource of a file, kept while the file is unchanged.
+_file_source: FileCache[Any] = FileCache(_memo_file_source)
 
 
 def plan_scan(index_or_path: Any, predicate: Expr | str,

@@ -117,3 +117,24 @@ def test_join_and_relative_paths(tmp_path):
     assert relative_path(str(tmp_path / "d=1" / "a.parquet"),
                          "file://" + str(tmp_path)) == "d=1/a.parquet"
     assert join_path(str(tmp_path), "d=1/a.parquet") == str(tmp_path / "d=1" / "a.parquet")
+
+
+def test_file_cache_makes_again_when_the_file_changes(tmp_path) -> None:
+    from nanstats.lake.fs import FileCache
+
+    path = str(tmp_path / "a.bin")
+    with open(path, "wb") as f:
+        f.write(b"one")
+    made = []
+    cache = FileCache(lambda p: made.append(p) or len(made), limit=2)
+    assert cache(path) == cache(path) == 1 and len(made) == 1
+    with open(path, "ab") as f:  # grown: a new identity
+        f.write(b"two")
+    assert cache(path) == 2
+    for i in range(3):  # past the limit the cache starts afresh, never grows unbounded
+        other = str(tmp_path / f"{i}.bin")
+        open(other, "wb").close()
+        cache(other)
+    assert len(cache._kept) <= 2
+    with pytest.raises(FileNotFoundError):
+        cache(str(tmp_path / "missing.bin"))
