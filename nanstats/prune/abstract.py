@@ -111,17 +111,26 @@ def relations(a: ColumnAbstract, b: ColumnAbstract, semantics: NanSemantics) -> 
         for cb in classes(b):
             if ca == "value" and cb == "value":
                 out |= _value_relations(a, b, total)
-            elif semantics == "ieee":
-                out.add("un")
             else:
-                ba, bb = nan_band(ca, semantics), nan_band(cb, semantics)
-                if ba != bb:
-                    out.add("lt" if ba < bb else "gt")
-                elif semantics == "total_order":
-                    out |= {"lt", "eq", "gt"}  # payloads unknown
-                else:
-                    out.add("eq")  # all NaNs are equal
+                out.update(class_relations(ca, cb, semantics))
     return out
+
+
+def class_relations(ca: str, cb: str, semantics: NanSemantics) -> tuple[Relation, ...]:
+    """The relations two non-null values of classes ``ca`` and ``cb`` (``"value"``,
+    ``"+nan"``, ``"-nan"``; not both numbers) may be in.
+
+    >>> class_relations("value", "-nan", "nan_greatest"), class_relations("+nan", "-nan", "ieee")
+    (('lt',), ('un',))
+    """
+    if semantics == "ieee":
+        return ("un",)
+    ba, bb = nan_band(ca, semantics), nan_band(cb, semantics)
+    if ba != bb:
+        return ("lt",) if ba < bb else ("gt",)
+    if semantics == "total_order":
+        return ("lt", "eq", "gt")  # payloads unknown
+    return ("eq",)  # all NaNs are equal
 
 
 # --- value expressions --------------------------------------------------------

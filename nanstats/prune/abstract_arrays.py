@@ -41,7 +41,7 @@ import numpy.typing as npt
 from nanstats.core.abstraction import ColumnAbstract
 from nanstats.core.floats import DOUBLE, nan_sign
 from nanstats.prune import expressions as ex
-from nanstats.prune.abstract import nan_band
+from nanstats.prune.abstract import class_relations
 from nanstats.prune.expressions import Expr
 from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.semantics import TRUE_UNDER, NanSemantics, Relation
@@ -154,18 +154,6 @@ def _less(a: Floats, b: Floats, total: bool) -> Bools:
     return a < b
 
 
-def _class_relations(ca: str, cb: str, semantics: NanSemantics) -> tuple[Relation, ...]:
-    """The relations of two non-null values of classes ``ca`` and ``cb`` (not both numbers)."""
-    if semantics == "ieee":
-        return ("un",)
-    ba, bb = nan_band(ca, semantics), nan_band(cb, semantics)
-    if ba != bb:
-        return ("lt",) if ba < bb else ("gt",)
-    if semantics == "total_order":
-        return ("lt", "eq", "gt")
-    return ("eq",)
-
-
 def _classes(x: AbstractArrays) -> dict[str, Bools]:
     return {"value": x.may_value, "+nan": x.may_pos_nan, "-nan": x.may_neg_nan}
 
@@ -187,7 +175,7 @@ def relations(a: AbstractArrays, b: AbstractArrays, semantics: NanSemantics
                 out["eq"] |= both & (open_gt | ~_less(a.hi, b.lo, total)) \
                     & (open_lt | ~_less(b.hi, a.lo, total))
             else:
-                for r in _class_relations(ca, cb, semantics):
+                for r in class_relations(ca, cb, semantics):
                     out[r] |= both
     return out
 
