@@ -4,15 +4,19 @@ Builds (or reuses, under ``--work``) the demo's sensor lake
 (``demo.lake.make_lake``: half the days written by Spark, half by pyarrow,
 NaN bursts), an upgraded copy (``nanstats.spark.upgrade_files``) and its
 statistics table (``nanstats.spark.index_files``, kept in memory as Arrow),
-then for every query counts the matching rows three ways, in turn, ``--repeat``
+then for every query counts the matching rows these ways, in turn, ``--repeat``
 times, and keeps each one's best time:
 
 * Spark with its Parquet filter pushdown on (the default): it trusts the
   writers' float statistics, so it may lose NaN rows (marked ``WRONG``);
 * Spark with pushdown off: the correct full scan, the reference;
-* ``nanstats.spark.read`` with the index (planning included).
+* ``nanstats.spark.read`` with the index (planning included), the path
+  chosen by its cost rule (``method="auto"``); and each candidate path
+  forced (``"native"``: Spark's reader over the kept files; ``"arrow"``:
+  pyarrow in the Python workers over the kept pages), for the rule's record.
 
-It prints rows, bytes read (Spark's input metrics), seconds, the share of
+It prints rows, bytes read (Spark's input metrics plus what nanstats'
+Python workers read), seconds, the share of
 float-column pages the plan keeps, the planning time, and the ratios the
 targets are about: nanstats over the correct scan (target <= 1.0 for every
 query, <= 0.5 when the plan keeps <= 20% of the pages) and planning over
@@ -78,6 +82,8 @@ def run(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
     import nanstats.spark
     from demo.job import page_share
     from demo.measure import measure
+    from nanstats.spark.native_scan import lake_schema
+    from nanstats.spark.scan import choose_method
     from nanstats.prune.parser import parse
     from nanstats.spark.sql import to_spark_sql
 
@@ -106,27 +112,29 @@ def run(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
                 t = time.perf_counter()
                 plan = nanstats.spark.plan_scan(index, pred, path=upgraded)
                 plan_seconds = time.perf_counter() - t
-                m = measure(spark, lambda plan=plan, pred=pred: nanstats.spark.read(
-                    spark, upgraded, pred, scan_plan=plan).count())
-                keep("nanstats", type(m)(m.result, m.seconds + plan_seconds, m.bytes_read))
-                # the other candidate, for the cost rule: pyarrow on the executors
-                # reading the kept pages only (method="arrow")
-                m = measure(spark, lambda plan=plan, pred=pred: nanstats.spark.read(
-                    spark, upgraded, pred, scan_plan=plan, method="arrow").count())
-                keep("arrow", type(m)(m.result, m.seconds + plan_seconds, m.bytes_read))
+                # nanstats' choice (method="auto", the default), then each
+                # candidate path forced, for the cost rule's record.
+                for name, method in (("nanstats", "auto"), ("native", "native"),
+                                     ("arrow", "arrow")):
+                    m = measure(spark, lambda plan=plan, pred=pred, method=method:
+                                nanstats.spark.read(spark, upgraded, pred, scan_plan=plan,
+                                                    method=method).count())
+                    keep(name, type(m)(m.result, m.seconds + plan_seconds, m.bytes_read))
                 if "plan" not in best or plan_seconds < best["plan"]:
                     best["plan"] = plan_seconds
                     best["plan_obj"] = plan
             share = page_share(best["plan_obj"], index)
+            schema = lake_schema(spark, upgraded, best["plan_obj"].all_files)
+            chosen = choose_method(best["plan_obj"], len(schema.fields))
             spark.conf.set("spark.sql.parquet.filterPushdown", "true")
             on_upgraded = measure(spark, lambda sql=sql: spark.read.parquet(upgraded)
                                   .where(sql).count())
             spark.conf.set("spark.sql.parquet.filterPushdown", previous)
-            out.append({"query": q, "pages_kept": share,
+            out.append({"query": q, "pages_kept": share, "chosen": chosen,
                         "plan_seconds": best["plan"],
                         "upgraded_pushdown_rows": on_upgraded.result,
                         "upgraded_pushdown_bytes": on_upgraded.bytes_read,
-                        **{f"{k}_{f}": getattr(best[k], a) for k in ("pushdown", "full", "nanstats", "arrow")
+                        **{f"{k}_{f}": getattr(best[k], a) for k in ("pushdown", "full", "nanstats", "native", "arrow")
                            for f, a in (("rows", "result"), ("seconds", "seconds"),
                                         ("bytes", "bytes_read"))}})
     finally:
@@ -156,10 +164,13 @@ def report(results: list[dict[str, Any]], rows: int, repeat: int) -> bool:
               f"{r['full_bytes'] / 1e6:>5.0f}MB {r['full_seconds']:>5.2f}s | "
               f"{r['nanstats_bytes'] / 1e6:>5.0f}MB {r['nanstats_seconds']:>5.2f}s | "
               f"{ratio:>5.2f} {plan_share:>5.2f}{'' if hit else '  (target missed)'}")
-        print(f"{'':<52} {'':>6}   arrow path (candidate): {r['arrow_seconds']:.2f}s, "
-              f"{r['arrow_rows']:,} rows, ratio {r['arrow_seconds'] / r['full_seconds']:.2f}; "
-              f"Spark's pushdown on the upgraded copy: {r['upgraded_pushdown_rows']:,} rows, "
+        cand = "; ".join(f"{k} {r[k + '_seconds']:.2f}s {r[k + '_bytes'] / 1e6:.0f}MB "
+                         f"(ratio {r[k + '_seconds'] / r['full_seconds']:.2f})"
+                         for k in ("native", "arrow"))
+        print(f"{'':<52} {'':>6}   chose {r['chosen']}; candidates: {cand}; Spark's pushdown "
+              f"on the upgraded copy: {r['upgraded_pushdown_rows']:,} rows, "
               f"{r['upgraded_pushdown_bytes'] / 1e6:.0f}MB")
+        ok &= r["native_rows"] == r["arrow_rows"] == r["full_rows"]
     print("\n! rows lost by Spark's pushdown (NaN rows its own semantics must return).")
     print("ratio = nanstats / Spark pushdown off (target <= 1.0; <= 0.5 when pages <= 20%); "
           "plan = planning / nanstats (target < 0.10)")

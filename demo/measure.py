@@ -4,8 +4,9 @@ Bytes are Spark's own input metrics (the bytes its Parquet reader took from
 the file system, summed over the stages of the action's jobs), read from
 Spark's status store; the session must have Parquet's vectored reads off
 (``SESSION_CONF``), since Hadoop's local file system does not count bytes
-read that way.  Reads done by Python workers (the pyarrow path) are not in
-Spark's metrics; they are counted from the plan's pages by the caller.
+read that way.  Reads done by Python workers (nanstats' pyarrow path) are
+not in Spark's metrics; they are counted by the workers' readers and added
+(``nanstats.spark.arrow_scan.bytes_read``).
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ class Measured:
 
 def measure(spark: Any, action: Callable[[], Any]) -> Measured:
     """Run ``action`` (a Spark action) in a job group of its own; time it and sum its input bytes."""
+    from nanstats.spark.arrow_scan import bytes_read
+
     sc = spark.sparkContext
     group = f"nanstats-measure-{next(_groups)}"
     sc.setJobGroup(group, group)
+    before = bytes_read(spark)
     try:
         start = time.perf_counter()
         result = action()
@@ -44,7 +48,8 @@ def measure(spark: Any, action: Callable[[], Any]) -> Measured:
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)
         sc.setLocalProperty("spark.job.description", None)
-    return Measured(result, seconds, *_stage_metrics(sc, group))
+    spark_bytes, cpu = _stage_metrics(sc, group)
+    return Measured(result, seconds, spark_bytes + bytes_read(spark) - before, cpu)
 
 
 def _stage_metrics(sc: Any, group: str) -> tuple[int, float]:

@@ -65,7 +65,8 @@ def _load(table: Any, name: str) -> _Values:
     if pa.types.is_dictionary(arr.type):  # read_dictionary=..., or a categorical
         arr = arr.dictionary_decode()
     t = arr.type
-    null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool) \
+        if arr.null_count else np.zeros(len(arr), dtype=bool)
     if pa.types.is_floating(t):
         # Null slots come out as NaN; they are masked by ``null`` anyway.
         with np.errstate(invalid="ignore"):  # signalling NaNs become quiet, signs kept
@@ -145,7 +146,9 @@ def _keys(x: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     return DOUBLE.bits_to_keys(np.ascontiguousarray(x, dtype=np.float64).view(np.uint64))
 
 
-def _relations(a: _Values, b: _Values, semantics: NanSemantics) -> dict[str, Bools]:
+def _relations(a: _Values, b: _Values, semantics: NanSemantics,
+               wanted: frozenset[str] = frozenset({"lt", "eq", "gt", "un"})) -> dict[str, Bools]:
+    """The relations of ``wanted`` ('lt', 'eq', 'gt', 'un') between two values, row by row."""
     if (a.kind == "str") != (b.kind == "str"):
         raise TypeError(f"cannot compare {a.kind} values with {b.kind} values")
     if a.kind == "str" or (a.kind == "int" and b.kind == "int"):
@@ -153,23 +156,40 @@ def _relations(a: _Values, b: _Values, semantics: NanSemantics) -> dict[str, Boo
         lt, eq = np.asarray(x < y, dtype=bool), np.asarray(x == y, dtype=bool)
         return {"lt": lt, "eq": eq, "gt": ~lt & ~eq, "un": np.zeros(len(lt), dtype=bool)}
     x, y = np.asarray(a.data, dtype=np.float64), np.asarray(b.data, dtype=np.float64)
-    xn, yn = np.isnan(x), np.isnan(y)
     if semantics == "total_order":
         kx, ky = _keys(x), _keys(y)
         lt, eq = kx < ky, kx == ky
         return {"lt": lt, "eq": eq, "gt": ~lt & ~eq, "un": np.zeros(len(lt), dtype=bool)}
+    out: dict[str, Bools] = {}
+    # IEEE comparisons are false wherever a NaN is; each semantics adds its NaN rows.
+    nan: dict[str, Bools] = {}
+
+    def isnan(which: str) -> Bools:
+        if which not in nan:
+            nan[which] = np.isnan(x if which == "x" else y)
+        return nan[which]
+
     with np.errstate(invalid="ignore"):
-        nlt, neq = x < y, x == y
+        if "lt" in wanted:
+            out["lt"] = x < y
+        if "gt" in wanted:
+            out["gt"] = x > y
+        if "eq" in wanted:
+            out["eq"] = x == y
     if semantics == "ieee":
-        un = xn | yn
-        return {"lt": nlt, "eq": neq, "gt": ~nlt & ~neq & ~un, "un": un}
-    both = ~xn & ~yn
-    eq = (xn & yn) | (both & neq)
-    if semantics == "nan_greatest":
-        lt = (both & nlt) | (~xn & yn)
-    else:  # nan_least
-        lt = (both & nlt) | (xn & ~yn)
-    return {"lt": lt, "eq": eq, "gt": ~lt & ~eq, "un": np.zeros(len(lt), dtype=bool)}
+        if "un" in wanted:
+            out["un"] = isnan("x") | isnan("y")
+        return out
+    if "un" in wanted:
+        out["un"] = np.zeros(len(x), dtype=bool)
+    if "eq" in wanted:
+        out["eq"] |= isnan("x") & isnan("y")
+    low, high = ("lt", "gt") if semantics == "nan_greatest" else ("gt", "lt")
+    if low in wanted:  # a number against a NaN: below it (NaN greatest) or above (NaN least)
+        out[low] |= ~isnan("x") & isnan("y")
+    if high in wanted:
+        out[high] |= isnan("x") & ~isnan("y")
+    return out
 
 
 Masks = tuple[Bools, Bools]
@@ -186,9 +206,10 @@ class _TruthOf(ExprVisitor[Masks]):
 
     def visit_compare(self, e: ex.Compare) -> Masks:
         a, b = self.values.visit(e.left), self.values.visit(e.right)
-        rels = _relations(a, b, self.semantics)
+        wanted = TRUE_UNDER[e.op]
+        rels = _relations(a, b, self.semantics, wanted)
         val = np.zeros(self.n, dtype=bool)
-        for r in TRUE_UNDER[e.op]:
+        for r in wanted:
             val |= rels[r]
         return val, a.null | b.null
 
@@ -196,7 +217,8 @@ class _TruthOf(ExprVisitor[Masks]):
         a = self.values.visit(e.operand)
         val = np.zeros(self.n, dtype=bool)
         for v in e.values:
-            val |= _relations(a, self.values.visit(v), self.profile.membership_order)["eq"]
+            val |= _relations(a, self.values.visit(v), self.profile.membership_order,
+                              frozenset({"eq"}))["eq"]
         if self.profile.null_in is None:
             return val, a.null.copy()
         return val & ~a.null, np.zeros(self.n, dtype=bool)

@@ -342,33 +342,56 @@ def read(spark: Any, path: str, predicate: Expr | str,
     if scan_plan is None:
         scan_plan = plan_scan(index if index is not None else path, pred, prof,
                               path=path if index is not None else None)
+    schema = lake_schema(spark, path, scan_plan.all_files)
     if method == "auto":
-        method = choose_method(scan_plan)
+        method = choose_method(scan_plan, len(schema.fields))
     if method == "native":
-        return native_frame(spark, path, scan_plan)
-    return arrow_frame(spark, path, scan_plan, lake_schema(spark, path, scan_plan.all_files))
+        return native_frame(spark, path, scan_plan, schema=schema)
+    return arrow_frame(spark, path, scan_plan, schema)
 
 
-def choose_method(scan_plan: ScanPlan) -> str:
-    """The read path for a plan: ``"native"`` whenever Spark SQL can say its predicate.
+#: The pyarrow path's extra fixed cost (a Python job's set-up on top of a JVM
+#: job's), in values Spark's reader decodes in the same time (measured on the
+#: 16-million-row lake, ``benchmarks/spark_read.py``; docs/performance).
+ARROW_FIXED_VALUES = 12_000_000
+#: Share of the kept rows whose other columns the pyarrow path is assumed to
+#: read after the filter (it reads them only where rows pass).
+ARROW_LATE_SHARE = 0.5
 
-    Spark's own reader decodes in the JVM, reads only the columns a query
-    uses and skips row groups and pages through the key boxes; the pyarrow
-    path decodes every column in Python and hands the rows over as Arrow
-    (measured in docs/performance: slower than Spark's full scan even when it
-    reads a tenth of the pages).  It remains for predicates Spark SQL cannot
+
+def choose_method(scan_plan: ScanPlan, num_columns: int | None = None) -> str:
+    """The read path for a plan: the one whose cost, by the rule below, is lower.
+
+    Spark's own reader (``"native"``) decodes the predicate's columns of every
+    kept file in the JVM; the pyarrow path (``"arrow"``) decodes only the
+    kept pages of those columns, then the other columns (``num_columns`` in
+    all, default: the predicate's) where rows passed, in Python workers, for
+    a fixed cost more (a Python job).  In values decoded::
+
+        native = rows of the kept files x predicate columns
+        arrow  = kept rows x (predicate columns + ARROW_LATE_SHARE x other columns)
+                 + ARROW_FIXED_VALUES
+
+    The pyarrow path is also the only one for predicates Spark SQL cannot
     evaluate (another NaN order, a hash membership, NaN as missing).
 
-    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> import os, tempfile, numpy as np, pyarrow as pa, pyarrow.parquet as papq
     >>> folder = tempfile.mkdtemp()
     >>> papq.write_table(pa.table({"x": [1.0]}), os.path.join(folder, "a.parquet"))
     >>> choose_method(plan_scan(folder, "x > 0")), choose_method(plan_scan(folder, "x > 0", "ieee"))
     ('native', 'arrow')
     """
+    from nanstats.prune.parser import parse
     from nanstats.spark.native_scan import native_sql
 
     try:
         native_sql(scan_plan, scan_plan.semantics)
     except ValueError:
         return "arrow"
-    return "native"
+    if not scan_plan.selections:
+        return "native"
+    used = len({c.split(".")[0] for c in parse(scan_plan.predicate).columns()}) or 1
+    other = max(0, (num_columns or used) - used)
+    native = sum(s.total_rows for s in scan_plan.selections.values()) * used
+    arrow = scan_plan.rows * (used + ARROW_LATE_SHARE * other) + ARROW_FIXED_VALUES
+    return "arrow" if arrow < native else "native"
