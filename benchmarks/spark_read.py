@@ -82,9 +82,9 @@ def run(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
     import nanstats.spark
     from demo.job import page_share
     from demo.measure import measure
+    from nanstats.prune.parser import parse
     from nanstats.spark.native_scan import lake_schema
     from nanstats.spark.scan import choose_method
-    from nanstats.prune.parser import parse
     from nanstats.spark.sql import to_spark_sql
 
     index = nanstats.spark.load_index(spark, paths["index"]).toArrow()
