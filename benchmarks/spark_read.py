@@ -181,6 +181,7 @@ def report(results: list[dict[str, Any]], rows: int, repeat: int) -> bool:
 def breakdown(spark: Any, paths: dict[str, str], queries: list[str], repeat: int) -> None:
     """Print where nanstats' read spends its time, part by part, best of ``repeat``."""
     import nanstats.spark
+    from nanstats.spark.arrow_scan import arrow_frame
     from nanstats.spark.native_scan import lake_schema, native_frame, plan_key_ranges
 
     index = nanstats.spark.load_index(spark, paths["index"]).toArrow()
@@ -194,13 +195,22 @@ def breakdown(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
             seconds = min(seconds, time.perf_counter() - t)
         return seconds, result
 
+    cores = spark.sparkContext.defaultParallelism
+    empty = spark.range(0, cores, 1, cores)
+    for _ in range(repeat):  # warm: the JVM's code and the Python workers
+        spark.range(1).count()
+        empty.mapInArrow(_no_rows, empty.schema).count()
     floor, _ = best(lambda: spark.range(1).count())
     inference, _ = best(lambda: spark.read.parquet(upgraded).schema)
+    py_floor, _ = best(lambda: empty.mapInArrow(_no_rows, empty.schema).count())
     print(f"\nbest of {repeat}, in seconds; a trivial Spark job (count of one row): "
-          f"{floor:.3f}; the schema inference job a read without a schema runs: "
-          f"{inference:.3f}")
+          f"{floor:.3f}; a Python job of one task per core that reads nothing (the pyarrow "
+          f"path's floor): {py_floor:.3f}; the schema inference job a read without a "
+          f"schema runs: {inference:.3f}")
+    print("native path: plan, key ranges, DataFrame, count job, the same job without the "
+          "exact filter, the filter's share; pyarrow path: DataFrame, count job")
     print(f"{'query':<56} {'plan':>6} {'keys':>6} {'frame':>6} {'count':>6} "
-          f"{'no filter':>9} {'filter':>6}")
+          f"{'no filter':>9} {'filter':>6} | {'frame':>6} {'count':>6}")
     for q in queries:
         plan_s, plan = best(lambda q=q: nanstats.spark.plan_scan(index, q, path=upgraded))
         keys_s, keys = best(lambda plan=plan: plan_key_ranges(plan))
@@ -223,8 +233,18 @@ def breakdown(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
         rows = reader.parquet(*files).where(trivial).count()
         if rows != reader.parquet(*files).count():
             raise AssertionError(f"the always-true condition dropped rows: {trivial}")
+        arrow_frame_s, adf = best(lambda plan=plan, schema=schema: arrow_frame(
+            spark, upgraded, plan, schema))
+        arrow_count_s, _ = best(lambda adf=adf: adf.count())
         print(f"{q:<56} {plan_s:>6.3f} {keys_s:>6.3f} {frame_s - keys_s:>6.3f} "
-              f"{count_s:>6.3f} {bare_s:>9.3f} {count_s - bare_s:>6.3f}")
+              f"{count_s:>6.3f} {bare_s:>9.3f} {count_s - bare_s:>6.3f} | "
+              f"{arrow_frame_s:>6.3f} {arrow_count_s:>6.3f}")
+
+
+def _no_rows(batches: Any) -> Any:
+    for _ in batches:
+        pass
+    return iter(())
 
 
 def parse_columns(query: str) -> set[str]:

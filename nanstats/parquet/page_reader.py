@@ -46,7 +46,7 @@ from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
 from nanstats.prune.results import Ranges, RowSelection
 
-__all__ = ["SelectionReader", "reader_for", "selected_rows", "survivors_selection"]
+__all__ = ["ChunkPages", "SelectionReader", "reader_for", "selected_rows", "survivors_selection"]
 
 #: Past this share of the selected rows passing the filter, the other columns
 #: are read over the whole selection and filtered (no gather).
@@ -67,7 +67,12 @@ class ChunkPages:
     ends: Ints  #: one past the last row of each page
 
     def wanted(self, ranges: Ranges) -> Ints:
-        """Indices of the pages holding a row of ``ranges`` (sorted, disjoint)."""
+        """Indices of the pages holding a row of ``ranges`` (sorted, disjoint).
+
+        >>> z = np.array([0, 10, 20], dtype=np.int64)
+        >>> ChunkPages(4, 0, z, z, z, z + 10).wanted(((5, 6), (25, 30))).tolist()
+        [0, 2]
+        """
         if not ranges:
             return np.zeros(0, dtype=np.int64)
         lo = np.fromiter((a for a, _ in ranges), dtype=np.int64, count=len(ranges))
@@ -156,7 +161,18 @@ class SelectionReader:
         return self.parquet_file.schema_arrow
 
     def chunk_pages(self, f: Any, g: int, leaf: LeafColumn) -> ChunkPages | None:
-        """The page table of one chunk, or None when it cannot be read page by page."""
+        """The page table of one chunk, or None when it cannot be read page by page
+        (nested, or written without an OffsetIndex); ``f`` is the file, open.
+
+        >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+        >>> papq.write_table(pa.table({"x": [1.0, 2.0, 3.0]}), path, write_page_index=True,
+        ...                  data_page_size=1, write_batch_size=1)
+        >>> r = SelectionReader(path)
+        >>> with open(path, "rb") as f:
+        ...     r.chunk_pages(f, 0, r.leaves["x"]).starts.tolist()
+        [0, 1, 2]
+        """
         key = (g, leaf.index)
         if key in self._pages:
             return self._pages[key]
@@ -181,7 +197,16 @@ class SelectionReader:
 
     def bytes_for(self, selection: RowSelection, columns: Sequence[str] | None = None) -> int:
         """Bytes of the file :meth:`read` reads for a selection (pages and dictionaries;
-        whole chunks where a column cannot be read page by page)."""
+        whole chunks where a column cannot be read page by page).
+
+        >>> import numpy as np, pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+        >>> papq.write_table(pa.table({"x": np.arange(10_000.0)}), path, data_page_size=4096,
+        ...                  use_dictionary=False, write_page_index=True)
+        >>> r = SelectionReader(path)
+        >>> r.bytes_for(RowSelection({0: ((0, 10),)}, 10_000)) < os.path.getsize(path) / 5
+        True
+        """
         names = list(self.arrow_schema.names) if columns is None else list(columns)
         total = 0
         with remote_errors(self.where), self.where.open_reader() as f:
@@ -219,7 +244,7 @@ class SelectionReader:
         """The rows of ``selection`` where ``predicate`` is true, as a pyarrow Table.
 
         The predicate's columns are read first and the predicate evaluated
-        (:func:`nanstats.prune.row_filter.filter_mask` under ``semantics``);
+        (``nanstats.prune.row_filter.filter_mask`` under ``semantics``);
         the other ``columns`` are then read only at the rows that passed
         (the pages holding them), or over the whole selection when most
         rows pass.  ``constants`` gives columns the file does not hold (Hive
