@@ -271,17 +271,19 @@ class SelectionReader:
         names = file_names if columns is None else list(columns)
         tops = {c.split(".")[0] for c in predicate.columns()}
         first = [n for n in file_names if n in tops]
-        table = self.read(selection, first)
+        table = self.read(selection, first) if first else \
+            pa.table({"": pa.nulls(selection.num_rows)})  # no file column: the rows' count
         for name in sorted(tops & set(constants)):
             table = table.append_column(name, pa.repeat(constants[name], table.num_rows))
         mask = filter_mask(predicate, table, semantics) if table.num_rows else \
             np.zeros(0, dtype=bool)
         passed = int(mask.sum())
         rest = [n for n in names if n in file_names and n not in first]
-        cols = {n: table.column(n).filter(mask) for n in table.column_names if n in names}
+        flags = pa.array(mask)
+        cols = {n: table.column(n).filter(flags) for n in table.column_names if n in names}
         if rest and passed:
             if passed > LATE_SHARE * len(mask):
-                later = self.read(selection, rest).filter(mask)
+                later = self.read(selection, rest).filter(flags)
             else:
                 sel, positions = survivors_selection(selection, mask)
                 later = self.read(sel, rest).take(pa.array(positions))

@@ -102,7 +102,8 @@ def test_read_equals_whole_read_sliced(tmp_path, data, made) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), made=files(),
        query=st.sampled_from(["x > 0.5", "x < -1 or y == 2", "is_nan(x)", "not (x <= 0)",
-                              "k > 550", "y != 0 and x > -2", "k < 3 or k > 590"]),
+                              "k > 550", "y != 0 and x > -2", "k < 3 or k > 590",
+                              "k > 100 and x > 0 and y < 3 and s == 'v2'", "true and x < 0"]),
        semantics=st.sampled_from(["spark", "ieee", "duckdb", "total_order"]))
 def test_read_where_equals_whole_read_filtered(tmp_path, data, made, query, semantics) -> None:
     """Late materialization: the other columns read at the passing rows only, the same rows."""
