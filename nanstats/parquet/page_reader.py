@@ -455,8 +455,9 @@ def selected_rows(selection: RowSelection) -> tuple[Ints, Ints]:
     return np.concatenate(groups), np.concatenate(rows)
 
 
-#: This process's readers, one per file while the file is unchanged.
-_READERS: FileCache[SelectionReader] = FileCache(SelectionReader, limit=256)
+#: This process's readers, one per file while the file is unchanged (at most 32 files:
+#: each holds its file's page index bytes).
+_READERS: FileCache[SelectionReader] = FileCache(SelectionReader, limit=32)
 
 
 def reader_for(path: Target) -> SelectionReader:
