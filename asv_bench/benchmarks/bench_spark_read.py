@@ -6,8 +6,10 @@ is nanstats' time (planning included) over Spark's scan with pushdown off,
 the two taken in turn, best of three (target <= 1.0; <= 0.5 when the plan
 keeps <= 20% of the pages); ``track_planning_share`` is planning over the
 read (target < 0.10); ``track_pages_kept`` the share of float-column pages
-the plan keeps.  ``benchmarks/spark_read.py`` prints the same ratios on the
-16-million-row lake.
+the plan keeps; ``track_ratio_of_each_path`` the pyarrow path's time over
+Spark's reader path's, both forced (the cost rule's record).
+``benchmarks/spark_read.py`` prints the same ratios on the 16-million-row
+lake.
 """
 
 from __future__ import annotations
@@ -81,6 +83,20 @@ class SparkRead:
         return ours / full
 
     track_ratio_vs_spark_full_scan.unit = "x Spark's time"
+
+    def track_ratio_of_each_path(self, folder, query):
+        """The pyarrow path's time over Spark's reader path's (both forced): the cost
+        rule's record (below 1.0 where ``choose_method`` should pick pyarrow)."""
+        import nanstats.spark
+
+        def path(method):
+            return lambda: nanstats.spark.read(self.spark, self.lake, self.pred, index=self.index,
+                                               method=method).count()
+
+        arrow, native = best_interleaved([path("arrow"), path("native")], 3)
+        return arrow / native
+
+    track_ratio_of_each_path.unit = "x native path's time"
 
     def track_planning_share(self, folder, query):
         import nanstats.spark
