@@ -451,9 +451,9 @@ def test_scale_page_index_far_from_the_footer(seeds, seed, tmp_path) -> None:
 
 
 def test_scale_large_legal_footer(tmp_path) -> None:
-    """Many row groups, columns and pages: read in time and memory linear in the footer."""
-    import time
+    """Many row groups, columns and pages: read whole, in memory linear in the footer.
 
+    (No clock here: the worst cases' times are measured outside the tests.)"""
     columns, groups = (400, 50) if FUZZ else (60, 12)
     t = pa.table({f"c{i}": np.arange(groups * 8, dtype=np.float64) for i in range(columns)})
     path = str(tmp_path / "wide.parquet")
@@ -462,13 +462,10 @@ def test_scale_large_legal_footer(tmp_path) -> None:
     footer = read_footer(path)
     tracemalloc.start()
     try:
-        start = time.perf_counter()
         report = inspect(path)
-        elapsed = time.perf_counter() - start
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert len(report.columns) == columns and footer.num_row_groups == groups
     assert all(len(c.row_groups[0].pages) == 4 for c in report.columns)
     assert peak < 64 << 20 or peak < 400 * footer.metadata_length, peak
-    assert elapsed < 0.5 + columns * groups * 2e-3, elapsed
