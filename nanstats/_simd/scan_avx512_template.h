@@ -17,7 +17,9 @@
  *   they could overflow; for 16 bits (32 lanes to a vector) popcounts of
  *   the NaN mask and of NaN & sign measured faster, on the scalar ports.
  * - The rows after the last full 64 are read with masked loads, which never
- *   touch memory past the end of the buffer. */
+ *   touch memory past the end of the buffer.
+ * - float16 prefetches ahead in software (see NS_PREFETCH16_BYTES); a
+ *   prefetch never faults, so reading ahead of the end is harmless. */
 
 #define NS_CAT2(a, b) a##b
 #define NS_CAT(a, b) NS_CAT2(a, b)
@@ -84,6 +86,24 @@
 #define NS_FLUSH_ROWS ((int64_t)1 << 62) /* 64-bit lane counters never overflow */
 #endif
 
+/* float16: a software prefetch NS_PREFETCH16_BYTES ahead of the rows (two
+ * 64-byte lines a 64-row group) and as many rows ahead of a byte mask.
+ * Measured on AMD Zen 5 with 1e8 values (one process, interleaved with the
+ * build without it, best of 7): one summary 0.80 -> 1.10 of the read
+ * ceiling with an Arrow bitmap, 0.72 -> 0.80 with a numpy bool mask, pages
+ * of 1,000 rows without nulls 0.89 -> 1.10 of it; 3,072 bytes less, 12,288
+ * alike.  float32/64 meet their targets without it and are left alone. */
+#if NS_W == 16
+#ifndef NS_PREFETCH16_BYTES
+#define NS_PREFETCH16_BYTES 6144
+#endif
+#define NS_PF_ROWS(p) do { _mm_prefetch((const char *)(p) + NS_PREFETCH16_BYTES, _MM_HINT_T0); \
+                           _mm_prefetch((const char *)(p) + NS_PREFETCH16_BYTES + 64, _MM_HINT_T0); } while (0)
+#define NS_PF_BYTES(p) _mm_prefetch((const char *)(p) + NS_PREFETCH16_BYTES / 2, _MM_HINT_T0)
+#else
+#define NS_PF_ROWS(p) ((void)0)
+#define NS_PF_BYTES(p) ((void)0)
+#endif
 #define LANES (512 / NS_W)
 #define VECS (64 / LANES) /* vectors per 64-row group */
 
@@ -127,6 +147,7 @@ typedef struct {
 #define NS_GROUPS(WORD)                                                       \
     for (; i + 64 <= chunk_end; i += 64) {                                    \
         uint64_t w_ = (WORD);                                                 \
+        NS_PF_ROWS(row + i);                                                  \
         valid += (int64_t)_mm_popcnt_u64(w_);                                 \
         for (int q_ = 0; q_ < VECS; q_++) {                                   \
             __m512i s_ = _mm512_loadu_si512(row + i + q_ * LANES);            \
@@ -237,6 +258,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 if (shift == 0) {
                     /* Byte-aligned: each vector's mask straight from memory. */
                     for (; i + 64 <= chunk_end; i += 64) {
+                        NS_PF_ROWS(row + i);
                         valid += (int64_t)_mm_popcnt_u64(ns_avx512_load8(bm + i / 8));
                         for (int q = 0; q < VECS; q++) {
                             M m;
@@ -251,14 +273,15 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 }
                 break;
             case NS_VALIDITY_BYTES:
-                NS_GROUPS(NS_TEST8(_mm512_loadu_si512(vb + i)));
+                NS_GROUPS((NS_PF_BYTES(vb + i), NS_TEST8(_mm512_loadu_si512(vb + i))));
                 break;
             case NS_VALIDITY_NULL_BYTES:
-                NS_GROUPS(NS_TESTN8(_mm512_loadu_si512(vb + i)));
+                NS_GROUPS((NS_PF_BYTES(vb + i), NS_TESTN8(_mm512_loadu_si512(vb + i))));
                 break;
             default: {
                 const M all = (M)~(M)0;
                 for (; i + 64 <= chunk_end; i += 64) {
+                    NS_PF_ROWS(row + i);
                     for (int q = 0; q < VECS; q++) {
                         __m512i s = _mm512_loadu_si512(row + i + q * LANES);
                         NS_STEP(a, s, all);
@@ -324,3 +347,5 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_GROUPS
 #undef NS_TEST8
 #undef NS_TESTN8
+#undef NS_PF_ROWS
+#undef NS_PF_BYTES
