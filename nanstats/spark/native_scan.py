@@ -182,21 +182,46 @@ def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
     if schema is None:
         schema = lake_schema(spark, root, plan.all_files)
     if plan.files and len(plan.files) == len(plan.all_files) and not keys:
-        # Every file is read whole: the lake as Spark lists it (one listing; the
-        # schema given, so Spark runs no job to infer it), the exact filter on top.
-        return spark.read.schema(schema).parquet(root).where(native_sql(plan, plan.semantics))
+        # Every file is read whole: the lake as Spark lists it (the schema given,
+        # so Spark runs no job to infer it), the exact filter on top.
+        return _relation(spark, root, schema, None).where(native_sql(plan, plan.semantics))
     if not plan.files:
         return spark.createDataFrame([], schema)
     condition = native_sql(plan, plan.semantics)
-    reader = spark.read.schema(schema)
-    if resolve(root).is_dir():  # partition columns (day=1/...) are found from the root
-        reader = reader.option("basePath", root)
-    ranged = [f for f in plan.files if f in keys]
-    whole = [f for f in plan.files if f not in keys]
+    ranged = tuple(f for f in plan.files if f in keys)
+    whole = tuple(f for f in plan.files if f not in keys)
     parts = []
     if ranged:
-        parts.append(reader.parquet(*ranged).where(ranges_sql([keys[f] for f in ranged])))
+        parts.append(_relation(spark, root, schema, ranged)
+                     .where(ranges_sql([keys[f] for f in ranged])))
     if whole:
-        parts.append(reader.parquet(*whole))
+        parts.append(_relation(spark, root, schema, whole))
     df = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
     return df.where(condition)
+
+
+#: Spark's relations over a lake's files, by session, root, files and schema object.
+_RELATIONS: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+
+
+def _relation(spark: Any, root: str, schema: Any, files: tuple[str, ...] | None) -> Any:
+    """``spark.read.schema(schema).parquet(...)`` of the root (``files`` None) or of
+    some of its files, made once and reused: Spark lists the files and resolves
+    the relation when it is made, and a reused one skips that.  The key holds
+    the schema object, which :func:`lake_schema` makes anew whenever a file of
+    the lake changes, so a changed lake gets a new relation."""
+    key = (id(spark), root, files, id(schema))
+    found = _RELATIONS.get(key)
+    if found is not None and found[0] is schema:
+        return found[1]
+    reader = spark.read.schema(schema)
+    if files is None:
+        df = reader.parquet(root)
+    else:
+        if resolve(root).is_dir():  # partition columns (day=1/...) are found from the root
+            reader = reader.option("basePath", root)
+        df = reader.parquet(*files)
+    if len(_RELATIONS) >= 64:
+        _RELATIONS.clear()
+    _RELATIONS[key] = (schema, df)
+    return df

@@ -197,6 +197,10 @@ def test_read_infers_the_lake_schema_once_while_files_are_unchanged(spark, tmp_p
     assert jobs(lambda: lake_schema(spark, folder, old + [os.path.join(folder, "b.parquet")])
                 )[0] == 1
     assert read(spark, folder, "x >= 2").count() == 3
+    # A file rewritten in place (Spark's relation over the lake is kept while the
+    # files are unchanged): the new rows are read.
+    write_table(pa.table({"x": [7.0, 8.0, 9.0, 1.0]}), os.path.join(folder, "a.parquet"))
+    assert read(spark, folder, "x >= 2").count() == 4
 
 
 EDGES = {
