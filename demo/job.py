@@ -377,19 +377,19 @@ def main(argv: list[str] | None = None) -> int:
     n = len(METHODS)
     _table(console, f"6. the queries four ways, semantics nan_greatest (Spark's) "
                     f"({time.perf_counter() - t:.1f} s)",
-           ["Q", "read by", "via", "files", "row groups", "pages", "MB read", "rows", "s",
-            "right"],
-           [[f"Q{1 + i // n}", _SHORT[r["method"]],
-             {"arrow": "pyarrow", "native": "Spark"}.get(r.get("path", ""), "Spark"),
+           ["Q", "read by", "files", "row groups", "pages", "MB read", "rows", "s", "right"],
+           [[f"Q{1 + i // n}",
+             _SHORT[r["method"]] + (" via pyarrow" if r.get("path") == "arrow" else ""),
              r["files"], r["row_groups"], r["pages"],
              f"{r['mb']:.1f}", f"{r['rows']:,}", f"{r['seconds']:.2f}",
              "yes" if r["same"] else "WRONG" if r["method"] == METHODS[0] else "NO"]
             for i, r in enumerate(results)])
     _say(console, "   files, row groups, float-column pages: what each read goes through "
-                  "(via Spark's reader: the kept files, less what integer key ranges "
-                  "skip; via pyarrow: the plan's); "
+                  "(nanstats through Spark's reader: the kept files, less what integer "
+                  "key ranges skip; via pyarrow, when its cost rule takes that path: the "
+                  "plan's); "
                   "MB read: Spark's input metrics, plus what nanstats' Python workers read "
-                  "when its cost rule takes the pyarrow path; s: best of "
+                  "via pyarrow; s: best of "
                   f"{args.repeat}, taken in turn, nanstats' with planning")
     # The floors under any read: a Spark job, and a Spark job over one Parquet
     # file that needs no page (the rows counted from the footer).
