@@ -61,6 +61,17 @@ def selections(draw: st.DrawFn, groups: list[int]) -> RowSelection:
     return RowSelection(ranges, sum(groups))
 
 
+def _written(tmp_path: object, data: st.DataObject, made: tuple[pa.Table, dict[str, object]]
+             ) -> tuple[pa.Table, str, RowSelection]:
+    """The table written with the drawn options, and a selection of its rows drawn."""
+    table, options = made
+    path = os.path.join(str(tmp_path), "t.parquet")
+    papq.write_table(table, path, **options)
+    pf = papq.ParquetFile(path)
+    groups = [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)]
+    return table, path, data.draw(selections(groups))
+
+
 def _expected(path: str, sel: RowSelection, columns: list[str]) -> pa.Table:
     pf = papq.ParquetFile(path)
     parts = []
@@ -86,12 +97,7 @@ def _same(got: pa.Table, want: pa.Table) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), made=files())
 def test_read_equals_whole_read_sliced(tmp_path, data, made) -> None:
-    table, options = made
-    path = os.path.join(tmp_path, "t.parquet")
-    papq.write_table(table, path, **options)
-    groups = [papq.ParquetFile(path).metadata.row_group(g).num_rows
-              for g in range(papq.ParquetFile(path).num_row_groups)]
-    sel = data.draw(selections(groups))
+    table, path, sel = _written(tmp_path, data, made)
     columns = data.draw(st.lists(st.sampled_from(table.column_names), min_size=1, max_size=6,
                                  unique=True))
     reader = SelectionReader(path)
@@ -107,12 +113,7 @@ def test_read_equals_whole_read_sliced(tmp_path, data, made) -> None:
        semantics=st.sampled_from(["spark", "ieee", "duckdb", "total_order"]))
 def test_read_where_equals_whole_read_filtered(tmp_path, data, made, query, semantics) -> None:
     """Late materialization: the other columns read at the passing rows only, the same rows."""
-    table, options = made
-    path = os.path.join(tmp_path, "t.parquet")
-    papq.write_table(table, path, **options)
-    groups = [papq.ParquetFile(path).metadata.row_group(g).num_rows
-              for g in range(papq.ParquetFile(path).num_row_groups)]
-    sel = data.draw(selections(groups))
+    table, path, sel = _written(tmp_path, data, made)
     pred = parse(query)
     want = _expected(path, sel, table.column_names)
     want = want.filter(filter_mask(pred, want, semantics)) if want.num_rows else want
