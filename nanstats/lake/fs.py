@@ -376,7 +376,7 @@ class FileCache(Generic[T]):
 
     The key is :meth:`Location.identity` (path, size, modification time), so
     a file rewritten, grown or replaced is made again; past ``limit`` files
-    the cache starts afresh (memory stays bounded).
+    the one used longest ago is dropped (memory stays bounded).
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "t.bin")
@@ -394,12 +394,12 @@ class FileCache(Generic[T]):
 
     def __call__(self, path: str) -> T:
         key = resolve(path).identity()
-        found = self._kept.get(key)
+        found = self._kept.pop(key, None)
         if found is None:
             found = self._make(path)
-            if len(self._kept) >= self._limit:
-                self._kept.clear()
-            self._kept[key] = found
+            while len(self._kept) >= self._limit:
+                self._kept.pop(next(iter(self._kept)))  # the one used longest ago
+        self._kept[key] = found  # (re)inserted last: the most recently used
         return found
 
 

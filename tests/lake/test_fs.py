@@ -131,10 +131,17 @@ def test_file_cache_makes_again_when_the_file_changes(tmp_path) -> None:
     with open(path, "ab") as f:  # grown: a new identity
         f.write(b"two")
     assert cache(path) == 2
-    for i in range(3):  # past the limit the cache starts afresh, never grows unbounded
+    for i in range(3):  # past the limit the one used longest ago goes: never unbounded
         other = str(tmp_path / f"{i}.bin")
         open(other, "wb").close()
         cache(other)
-    assert len(cache._kept) <= 2
+        if i == 1:
+            cache(str(tmp_path / "0.bin"))  # used again: kept, 1.bin goes next
+    assert len(cache._kept) == 2
+    before = len(made)
+    cache(str(tmp_path / "0.bin"))
+    assert len(made) == before  # still kept
+    cache(str(tmp_path / "1.bin"))
+    assert len(made) == before + 1  # dropped, made again
     with pytest.raises(FileNotFoundError):
         cache(str(tmp_path / "missing.bin"))
