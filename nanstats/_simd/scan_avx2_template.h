@@ -22,9 +22,9 @@
  * - float16 has no float instructions: signed 16-bit keys |bits| carrying
  *   the sign (two instructions, psignw), NaN lanes replaced by a non-NaN
  *   row's key for the value extremes (one blend), the NaN extremes from
- *   plain min/max over the keys, and one unsigned min over the NaN lanes'
- *   bits only in stretches whose NaNs have one sign (see the float16
- *   section): ten vector instructions a vector, five cycles a pair.
+ *   plain min/max over the keys (ten vector instructions a vector, five
+ *   cycles a pair); a stretch whose NaNs have one sign gets a lean second
+ *   pass over its NaNs alone (see the float16 section).
  * - Counts are scalar: the NaN and sign masks of each vector (movmskps and
  *   the like; for float16 a pair's masks packed to bytes first, one
  *   movemask for 32 rows) go to the integer core, which popcounts them; the
@@ -401,17 +401,15 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
  * min/max a vector (latency 1: one set):
  * - vmin/vmax over the keys with NaN lanes replaced by the reference key
  *   (a non-NaN row of the page when there is one): the value extremes;
- * - kmin/kmax over the keys: -NaN at the bottom, +NaN at the top;
- * - wmax, unsigned, over the complemented bits of the NaN lanes (0
- *   elsewhere): the complement of the smallest NaN bits, which are the
- *   smallest +NaN when the page has +NaN, else the largest -NaN (the NaNs
- *   of one sign are ordered as their bits are).
- * When both signs occur the NaN extremes are kmin and kmax; with +NaN only,
- * w and kmax; with -NaN only, kmin and w. */
+ * - kmin/kmax over the keys: -NaN at the bottom, +NaN at the top.
+ * When both signs occur the NaN extremes are kmin and kmax.  With NaNs of
+ * one sign the other extreme is the NaN rows' smallest bits (the smallest
+ * +NaN with +NaN only, the largest -NaN with -NaN only: the NaNs of one
+ * sign are ordered as their bits are), from ns_avx2_nanlo16_ below: a lean
+ * pass over the stretch again, only where its NaNs have one sign. */
 #define NS_X1 0
 #define NS_ACC_INIT(x)                                                        \
-    __m256i vmin##x = smax, vmax##x = smin, kmin##x = smax, kmax##x = smin,   \
-            wmax##x = _mm256_setzero_si256()
+    __m256i vmin##x = smax, vmax##x = smin, kmin##x = smax, kmax##x = smin
 #define NS_CONSTS                                                             \
     const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00); \
     const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN)
@@ -432,8 +430,6 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
         vmax##x = _mm256_max_epi16(t_, vmax##x);                              \
         kmin##x = _mm256_min_epi16(k_, kmin##x);                              \
         kmax##x = _mm256_max_epi16(k_, kmax##x);                              \
-        if (wf)                                                               \
-            wmax##x = _mm256_max_epu16(_mm256_andnot_si256((s), nan_), wmax##x); \
         (m) = nan_;                                                           \
         (g) = (s);                                                            \
     } while (0)
@@ -503,6 +499,35 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
     return (int16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(a)) ^ 0x7FFF);
 }
 
+/* The smallest bits among the valid NaN rows of len rows at row (0xFFFF
+ * when there is none): validity from the bits at bb (NULL: every row
+ * valid), as the main loop has them.  Run only over stretches whose NaNs
+ * have one sign (rare: 2% of the pages of 1,000 rows at 1% NaN), so kept
+ * out of the main loop, which then carries one accumulator fewer and one
+ * copy of itself (measured, see docs/performance.rst); five to eight
+ * vector instructions a vector. */
+NS_TARGET __attribute__((noinline, cold)) static uint16_t
+NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
+{
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
+    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                           4096, 8192, 16384, (short)0x8000);
+    __m256i w = _mm256_setzero_si256(); /* max of the complemented bits */
+    int64_t j = 0;
+    for (; j + LANES <= len; j += LANES) {
+        const __m256i s = NS_LOAD(row + j);
+        __m256i nan = _mm256_cmpgt_epi16(_mm256_and_si256(s, abs7), inf0);
+        if (bb)
+            nan = _mm256_and_si256(nan, NS_FN(ns_avx2_lanemask_)(bb + j / 8, lbit));
+        w = _mm256_max_epu16(_mm256_andnot_si256(s, nan), w);
+    }
+    uint16_t lo = (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(w);
+    for (; j < len; j++)
+        if ((!bb || ((bb[j >> 3] >> (j & 7)) & 1)) && NS_FN(ns_avx2_isnan_)(row[j]) && row[j] < lo)
+            lo = row[j];
+    return lo;
+}
+
 /* The total-order key of the bits whose psignw key is k: k for k >= 0,
  * k - 1 below (the key of bits 0x8000 | m is -m - 1). */
 #define NS_KKEY16(k) ((int64_t)(k) + ((int64_t)(k) >> 15))
@@ -520,7 +545,7 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
             const int64_t posnan_ = (nan) - negnan;                           \
             int64_t w_ = 0;                                                   \
             if (negnan == 0 || posnan_ == 0)                                  \
-                w_ = NS_KEY16((uint16_t)~NS_FN(ns_avx2_hmaxu16_)(wmax0));     \
+                w_ = NS_KEY16(nanlo);                                         \
             (keys)[2] = negnan > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmin16_)(kmin0)) : w_; \
             (keys)[3] = posnan_ > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmax16_)(kmax0)) : w_; \
         }                                                                     \
@@ -588,9 +613,6 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
     NS_CONSTS;
     NS_MASK_CONSTS;
     uint64_t bits[NS_CHUNK / 64 + 1];
-#if NS_W == 16
-    int wmode = 0; /* whether chunks run with wmax (see below) */
-#endif
     for (int64_t p = 0; p < npages; p++) {
         const int64_t start = page_starts[p];
         const int64_t stop = p + 1 < npages ? page_starts[p + 1] : n;
@@ -651,22 +673,20 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #if NS_W == 16
         int64_t nanc = 0;
         int64_t negc = 0; /* lanes with the sign set */
+        uint16_t nanlo = 0xFFFF; /* the smallest NaN bits, where one sign */
 #else
         int64_t ordc = 0;
         unsigned negnum = 0, posnum = 0;
 #endif
         int64_t negnan = 0, valid = 0, lanes = 0;
 #if NS_W == 16
-        /* Chunks of NS_CHUNK rows, each through the loop with or without wmax
-         * (wf, two copies of the loop): wmax is needed only on pages whose
-         * NaNs all have one sign, and costs two of the loop's twelve
-         * instructions a vector.  A chunk whose NaNs turn out to be of one
-         * sign after a run without it is run again with it (from the cache;
-         * min and max do not mind seeing rows twice, the counts are put
-         * back first), and the next chunks keep wmax until a chunk holds
-         * NaNs of both signs.  So data with NaNs of both signs runs without
-         * it, data with NaNs of one sign with it, and a page of one sign
-         * has had wmax over every chunk that held a NaN. */
+        /* Chunks of NS_CHUNK rows.  After a chunk that held NaNs, while
+         * the page's NaNs so far all have one sign, the lean pass
+         * ns_avx2_nanlo16_ goes over the chunk again (from the cache) for
+         * its smallest NaN bits: a page whose NaNs turn out to have one
+         * sign has had it over every chunk that held one.  (The lanes that
+         * hold the reference row in place of a null carry a page row's
+         * sign, so they do not change whether the signs are one.) */
 /* The pair loop over a byte mask at vq_: a vector's lanes where the byte
  * is zero take B0 (B1) over A0 (A1), so (s, ref) for a mask of valid rows,
  * (ref, s) for one of null rows. */
@@ -688,9 +708,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             NS_COUNT2(m0, g0, m1, g1);                                        \
         }                                                                     \
     } while (0)
-#define NS_RUN16(WF)                                                          \
+#define NS_RUN16()                                                            \
     do {                                                                      \
-        const int wf = (WF);                                                  \
         int64_t j = 0;                                                        \
         if (kind == NS_VALIDITY_NONE) {                                       \
             for (; j + 2 * LANES <= len; j += 2 * LANES) {                    \
@@ -744,22 +763,11 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                                            kind == NS_VALIDITY_BITMAP ? bit_offset + start + c
                                                                       : start + c,
                                            len, bits, &valid);
-            const int64_t nanc0 = nanc, negnan0 = negnan, lanes0 = lanes, negc0 = negc;
-            if (wmode)
-                NS_RUN16(1);
-            else
-                NS_RUN16(0);
-            const int64_t cnan = nanc - nanc0, cneg = negnan - negnan0;
-            if (cnan > 0) {
-                const int one_sign = cneg == 0 || cneg == cnan;
-                if (one_sign && !wmode) {
-                    nanc = nanc0;
-                    negnan = negnan0;
-                    lanes = lanes0;
-                    negc = negc0;
-                    NS_RUN16(1);
-                }
-                wmode = one_sign;
+            const int64_t nanc0 = nanc;
+            NS_RUN16();
+            if (nanc > nanc0 && (negnan == 0 || negnan == nanc)) {
+                const uint16_t lo_ = NS_FN(ns_avx2_nanlo16_)(crow, len, bb);
+                nanlo = lo_ < nanlo ? lo_ : nanlo;
             }
         }
         if (kind == NS_VALIDITY_NONE)
