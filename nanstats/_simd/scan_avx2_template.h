@@ -538,8 +538,13 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
             const int lo_ = NS_FN(ns_avx2_hmin16_)(vmin0);                    \
             const int hi_ = NS_FN(ns_avx2_hmax16_)(vmax0);                    \
             /* A zero's sign (see the head of this file): -0.0 has key -1. */ \
-            (keys)[0] = NS_KKEY16(lo_) - (int64_t)(lo_ == 0 && negnum16);     \
-            (keys)[1] = NS_KKEY16(hi_) - (int64_t)(hi_ == 0 && !posnum16);    \
+            (keys)[0] = NS_KKEY16(lo_);                                       \
+            (keys)[1] = NS_KKEY16(hi_);                                       \
+            /* A zero extreme is -0.0 (key -1) as the counts say (rare). */  \
+            if (__builtin_expect(lo_ == 0, 0) && NS_NEGNUM16)                 \
+                (keys)[0] = -1;                                               \
+            if (__builtin_expect(hi_ == 0, 0) && !NS_POSNUM16)                \
+                (keys)[1] = -1;                                               \
         }                                                                     \
         if ((nan) > 0) {                                                      \
             const int64_t posnan_ = (nan) - negnan;                           \
@@ -634,9 +639,12 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
              * zeros); the row-by-row walk only past them. */
             const uint64_t w0_ = ns_validity_bits(validity, validity_nbytes, bit_offset + start);
             first = w0_ ? __builtin_ctzll(w0_) : 64;
+            if (!w0_) /* past the first 64 row by row */
+                while (first < rows && !NS_VALID_ROW(first))
+                    first++;
             if (first > rows)
                 first = rows;
-        }
+        } else
 #endif
         if (kind != NS_VALIDITY_NONE)
             while (first < rows && !NS_VALID_ROW(first))
@@ -821,8 +829,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         int64_t nan = nanc;
         /* Non-NaN lanes with the sign set and clear, from the counts (the
          * replaced lanes hold a copy of a valid row: they change neither). */
-        const int negnum16 = negc - negnan > 0;
-        const int posnum16 = lanes - negc - (nanc - negnan) > 0;
+#define NS_NEGNUM16 (negc - negnan > 0)
+#define NS_POSNUM16 (lanes - negc - (nanc - negnan) > 0)
 #else
         int64_t nan = lanes - ordc;
 #endif
@@ -902,6 +910,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_KEY16
 #undef NS_COUNT_
 #undef NS_PACKMASK
+#undef NS_NEGNUM16
+#undef NS_POSNUM16
 #endif
 #undef T
 #undef LANES
