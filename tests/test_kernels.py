@@ -319,10 +319,11 @@ def assert_pages_match_oracle(ft, bits, valid, starts, kind: str) -> None:  # ty
 @pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
 def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
     # The AVX2 float16 loop takes the NaN extremes of a page from plain
-    # min/max over its keys when both signs occur, and from a second, lean
-    # pass (the smallest NaN bits) when only one does: pages of +NaN
-    # only, -NaN only and both, with many payloads, the largest payload
-    # (the all-ones bits, equal to the loop's neutral element) alone or not,
+    # min/max over its keys when both signs occur, and from the smallest NaN
+    # bits (in the loop, or by a lean second pass) when only one does:
+    # pages of +NaN only, -NaN only and both, with many payloads, the
+    # largest payload (the all-ones bits, equal to the neutral element of
+    # the smallest bits) alone or not,
     # NaNs hidden under nulls, and values or no values beside them.
     rng = np.random.default_rng(5)
     top = int(ft.abs_mask ^ ft.inf_bits)  # the largest payload
@@ -345,9 +346,10 @@ def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
 @pytest.mark.parametrize("kind", ["none", "bitmap"])
 def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind) -> None:
-    # The AVX2 float16 loop runs a lean second pass over a stretch of 2,048
-    # rows for the NaN extremes of one sign while the page's NaNs so far
-    # have one sign: long pages whose stretches hold NaNs
+    # The AVX2 float16 loop decides per stretch of 2,048 rows whether to
+    # track the NaN extremes of one sign in the loop, and otherwise runs a
+    # lean second pass over a stretch while the page's NaNs so far have one
+    # sign: long pages whose stretches hold NaNs
     # of one sign, of both, or none, in every order, so that the page as a
     # whole has one sign or both.
     rng = np.random.default_rng(8)

@@ -23,8 +23,10 @@
  *   the sign (two instructions, psignw), NaN lanes replaced by a non-NaN
  *   row's key for the value extremes (one blend), the NaN extremes from
  *   plain min/max over the keys (ten vector instructions a vector, five
- *   cycles a pair); a stretch whose NaNs have one sign gets a lean second
- *   pass over its NaNs alone (see the float16 section).
+ *   cycles a pair), and for NaNs of one sign an unsigned max over the
+ *   complemented bits of the NaN lanes, in the loop where the data has
+ *   shown NaNs of one sign, else from a lean second pass (see the float16
+ *   section).
  * - Counts are scalar: the NaN and sign masks of each vector (movmskps and
  *   the like; for float16 a pair's masks packed to bytes first, one
  *   movemask for 32 rows) go to the integer core, which popcounts them; the
@@ -401,15 +403,20 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
  * min/max a vector (latency 1: one set):
  * - vmin/vmax over the keys with NaN lanes replaced by the reference key
  *   (a non-NaN row of the page when there is one): the value extremes;
- * - kmin/kmax over the keys: -NaN at the bottom, +NaN at the top.
+ * - kmin/kmax over the keys: -NaN at the bottom, +NaN at the top;
+ * - wmax, unsigned, over the complemented bits of the NaN lanes (0
+ *   elsewhere), only in the loop's copy that runs where the data has shown
+ *   NaNs of one sign (two instructions a vector more): the complement of
+ *   the smallest NaN bits.
  * When both signs occur the NaN extremes are kmin and kmax.  With NaNs of
  * one sign the other extreme is the NaN rows' smallest bits (the smallest
  * +NaN with +NaN only, the largest -NaN with -NaN only: the NaNs of one
- * sign are ordered as their bits are), from ns_avx2_nanlo16_ below: a lean
- * pass over the stretch again, only where its NaNs have one sign. */
+ * sign are ordered as their bits are): from wmax over the stretches run
+ * with it, and from ns_avx2_nanlo16_ below over the others. */
 #define NS_X1 0
 #define NS_ACC_INIT(x)                                                        \
-    __m256i vmin##x = smax, vmax##x = smin, kmin##x = smax, kmax##x = smin
+    __m256i vmin##x = smax, vmax##x = smin, kmin##x = smax, kmax##x = smin,   \
+            wmax##x = _mm256_setzero_si256()
 #define NS_CONSTS                                                             \
     const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00); \
     const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN)
@@ -430,6 +437,8 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
         vmax##x = _mm256_max_epi16(t_, vmax##x);                              \
         kmin##x = _mm256_min_epi16(k_, kmin##x);                              \
         kmax##x = _mm256_max_epi16(k_, kmax##x);                              \
+        if (wf)                                                               \
+            wmax##x = _mm256_max_epu16(_mm256_andnot_si256((s), nan_), wmax##x); \
         (m) = nan_;                                                           \
         (g) = (s);                                                            \
     } while (0)
@@ -501,11 +510,11 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
 
 /* The smallest bits among the valid NaN rows of len rows at row (0xFFFF
  * when there is none): validity from the bits at bb (NULL: every row
- * valid), as the main loop has them.  Run only over stretches whose NaNs
- * have one sign (rare: 2% of the pages of 1,000 rows at 1% NaN), so kept
- * out of the main loop, which then carries one accumulator fewer and one
- * copy of itself (measured, see docs/performance.rst); five to eight
- * vector instructions a vector. */
+ * valid), as the main loop has them.  Run over a stretch that the loop ran
+ * without wmax and whose page's NaNs so far have one sign (at 1% NaN of
+ * both signs, 2% of the pages of 1,000 rows): five to nine vector
+ * instructions a vector from the cache, where running the whole loop again
+ * cost some twenty-five. */
 NS_TARGET __attribute__((noinline, cold)) static uint16_t
 NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
 {
@@ -550,7 +559,10 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
             const int64_t posnan_ = (nan) - negnan;                           \
             int64_t w_ = 0;                                                   \
             if (negnan == 0 || posnan_ == 0)                                  \
-                w_ = NS_KEY16(nanlo);                                         \
+            {                                                                 \
+                const uint16_t w1_ = (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(wmax0); \
+                w_ = NS_KEY16(w1_ < nanlo ? w1_ : nanlo);                     \
+            }                                                                 \
             (keys)[2] = negnan > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmin16_)(kmin0)) : w_; \
             (keys)[3] = posnan_ > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmax16_)(kmax0)) : w_; \
         }                                                                     \
@@ -618,6 +630,9 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
     NS_CONSTS;
     NS_MASK_CONSTS;
     uint64_t bits[NS_CHUNK / 64 + 1];
+#if NS_W == 16
+    int wmode = 0; /* whether chunks run with wmax (see below) */
+#endif
     for (int64_t p = 0; p < npages; p++) {
         const int64_t start = page_starts[p];
         const int64_t stop = p + 1 < npages ? page_starts[p + 1] : n;
@@ -688,13 +703,18 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #endif
         int64_t negnan = 0, valid = 0, lanes = 0;
 #if NS_W == 16
-        /* Chunks of NS_CHUNK rows.  After a chunk that held NaNs, while
-         * the page's NaNs so far all have one sign, the lean pass
-         * ns_avx2_nanlo16_ goes over the chunk again (from the cache) for
-         * its smallest NaN bits: a page whose NaNs turn out to have one
-         * sign has had it over every chunk that held one.  (The lanes that
-         * hold the reference row in place of a null carry a page row's
-         * sign, so they do not change whether the signs are one.) */
+        /* Chunks of NS_CHUNK rows, each through the loop with or without wmax
+         * (wf, two copies of the loop): wmax costs two of the loop's twelve
+         * instructions a vector, and runs while the last chunk that held
+         * NaNs held them of one sign (data with NaNs of both signs runs
+         * without it, data with NaNs of one sign with it).  After a chunk
+         * run without it that held NaNs, while the page's NaNs so far all
+         * have one sign, the lean pass ns_avx2_nanlo16_ goes over the chunk
+         * again (from the cache) for its smallest NaN bits.  So a page whose
+         * NaNs turn out to have one sign has had one or the other over every
+         * chunk that held one.  (The lanes that hold the reference row in
+         * place of a null carry a page row's sign, so they do not change
+         * whether the signs are one.) */
 /* The pair loop over a byte mask at vq_: a vector's lanes where the byte
  * is zero take B0 (B1) over A0 (A1), so (s, ref) for a mask of valid rows,
  * (ref, s) for one of null rows. */
@@ -716,8 +736,9 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             NS_COUNT2(m0, g0, m1, g1);                                        \
         }                                                                     \
     } while (0)
-#define NS_RUN16()                                                            \
+#define NS_RUN16(WF)                                                          \
     do {                                                                      \
+        const int wf = (WF);                                                  \
         int64_t j = 0;                                                        \
         if (kind == NS_VALIDITY_NONE) {                                       \
             for (; j + 2 * LANES <= len; j += 2 * LANES) {                    \
@@ -771,11 +792,19 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                                            kind == NS_VALIDITY_BITMAP ? bit_offset + start + c
                                                                       : start + c,
                                            len, bits, &valid);
-            const int64_t nanc0 = nanc;
-            NS_RUN16();
-            if (nanc > nanc0 && (negnan == 0 || negnan == nanc)) {
-                const uint16_t lo_ = NS_FN(ns_avx2_nanlo16_)(crow, len, bb);
-                nanlo = lo_ < nanlo ? lo_ : nanlo;
+            const int64_t nanc0 = nanc, negnan0 = negnan;
+            const int ran_w = wmode;
+            if (wmode)
+                NS_RUN16(1);
+            else
+                NS_RUN16(0);
+            if (nanc > nanc0) {
+                if (!ran_w && (negnan == 0 || negnan == nanc)) {
+                    const uint16_t lo_ = NS_FN(ns_avx2_nanlo16_)(crow, len, bb);
+                    nanlo = lo_ < nanlo ? lo_ : nanlo;
+                }
+                const int64_t cneg = negnan - negnan0;
+                wmode = cneg == 0 || cneg == nanc - nanc0;
             }
         }
         if (kind == NS_VALIDITY_NONE)
