@@ -515,6 +515,7 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
  * both signs, 2% of the pages of 1,000 rows): five to nine vector
  * instructions a vector from the cache, where running the whole loop again
  * cost some twenty-five. */
+NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int64_t r);
 NS_TARGET __attribute__((noinline, cold)) static uint16_t
 NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
 {
@@ -530,11 +531,33 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
             nan = _mm256_and_si256(nan, NS_FN(ns_avx2_lanemask_)(bb + j / 8, lbit));
         w = _mm256_max_epu16(_mm256_andnot_si256(s, nan), w);
     }
-    uint16_t lo = (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(w);
-    for (; j < len; j++)
-        if ((!bb || ((bb[j >> 3] >> (j & 7)) & 1)) && NS_FN(ns_avx2_isnan_)(row[j]) && row[j] < lo)
-            lo = row[j];
-    return lo;
+    if (j < len) {
+        /* The last rows as one vector, no branch a row (their validity is
+         * as random as the data's): the last LANES rows under a mask of
+         * those not yet taken, or a short stretch copied beside zeros. */
+        unsigned vb;
+        __m256i s;
+        if (len >= LANES) {
+            const int64_t r = len - LANES;
+            s = NS_LOAD(row + r);
+            vb = ~0u << (LANES - (len - j));
+            if (bb)
+                vb &= NS_FN(ns_avx2_lanebits_)(bb, r);
+        } else {
+            T tail[LANES] = {0};
+            memcpy(tail, row, (size_t)len * sizeof(T));
+            s = NS_LOAD(tail);
+            vb = (1u << len) - 1;
+            if (bb)
+                vb &= NS_FN(ns_avx2_lanebits_)(bb, 0);
+        }
+        const __m256i live = _mm256_cmpeq_epi16(
+            _mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit);
+        const __m256i nan = _mm256_and_si256(
+            _mm256_cmpgt_epi16(_mm256_and_si256(s, abs7), inf0), live);
+        w = _mm256_max_epu16(_mm256_andnot_si256(s, nan), w);
+    }
+    return (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(w);
 }
 
 /* The total-order key of the bits whose psignw key is k: k for k >= 0,
