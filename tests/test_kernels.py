@@ -319,10 +319,11 @@ def assert_pages_match_oracle(ft, bits, valid, starts, kind: str) -> None:  # ty
 @pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
 def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
     # The AVX2 float16 loop takes the NaN extremes of a page from plain
-    # min/max over its keys when both signs occur, and from one unsigned
-    # minimum over the NaN lanes' bits when only one does: pages of +NaN
-    # only, -NaN only and both, with many payloads, the largest payload
-    # (the all-ones bits, equal to the loop's neutral element) alone or not,
+    # min/max over its keys when both signs occur, and from the smallest NaN
+    # bits (in the loop, or by a lean second pass) when only one does:
+    # pages of +NaN only, -NaN only and both, with many payloads, the
+    # largest payload (the all-ones bits, equal to the neutral element of
+    # the smallest bits) alone or not,
     # NaNs hidden under nulls, and values or no values beside them.
     rng = np.random.default_rng(5)
     top = int(ft.abs_mask ^ ft.inf_bits)  # the largest payload
@@ -346,8 +347,9 @@ def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
 @pytest.mark.parametrize("kind", ["none", "bitmap"])
 def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind) -> None:
     # The AVX2 float16 loop decides per stretch of 2,048 rows whether to
-    # track the NaN extremes of one sign, and runs a stretch again when its
-    # NaNs turn out to be of one sign: long pages whose stretches hold NaNs
+    # track the NaN extremes of one sign in the loop, and otherwise runs a
+    # lean second pass over a stretch while the page's NaNs so far have one
+    # sign: long pages whose stretches hold NaNs
     # of one sign, of both, or none, in every order, so that the page as a
     # whole has one sign or both.
     rng = np.random.default_rng(8)
@@ -391,3 +393,35 @@ def test_pages_opening_with_many_nans_every_level(simd_level, ft, kind) -> None:
     starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
     valid = (rng.random(len(bits)) > 0.2).tolist()
     assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["bytes", "bitmap"])
+@pytest.mark.parametrize("bit_offset", [0, 5])
+def test_pages_opening_with_null_runs_every_level(simd_level, ft, kind, bit_offset) -> None:
+    # The AVX2 float16 loop finds a bitmap page's first valid row from the
+    # first 64 bits at once and walks row by row only when they are all
+    # null: pages opening with 0 to 200 null rows (around 64), then small
+    # values and NaNs or nothing valid, the null rows holding NaNs and the
+    # largest finite values (which must not reach any extreme).
+    rng = np.random.default_rng(12)
+    nan = [int(ft.inf_bits) | 1, int(ft.sign_mask | ft.abs_mask)]
+    big = [int(ft.inf_bits) - 1, int(ft.sign_mask | ft.inf_bits) - 1]
+    pages: list[list[int]] = []
+    valid: list[bool] = []
+    for run in (0, 1, 63, 64, 65, 127, 128, 200):
+        for tail in (0, 1, 40):
+            rows = [(nan + big)[i] for i in rng.integers(0, 4, run)]
+            rows += [int(v) | (int(ft.sign_mask) if neg else 0) for v, neg in
+                     zip(rng.integers(0, int(ft.inf_bits) >> 1, tail, dtype=np.uint64),
+                         rng.random(tail) < 0.5, strict=True)]
+            rows[run + 2::7] = [nan[i] for i in rng.integers(0, 2, len(rows[run + 2::7]))]
+            if rows:
+                pages.append(rows)
+                valid += [False] * run + (rng.random(tail) > 0.3).tolist()
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    col = Column(ft, bits, valid, starts, 0)
+    table = kernel_table(col, _VALIDITY_KINDS[kind], bit_offset)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)

@@ -22,9 +22,11 @@
  * - float16 has no float instructions: signed 16-bit keys |bits| carrying
  *   the sign (two instructions, psignw), NaN lanes replaced by a non-NaN
  *   row's key for the value extremes (one blend), the NaN extremes from
- *   plain min/max over the keys, and one unsigned min over the NaN lanes'
- *   bits only in stretches whose NaNs have one sign (see the float16
- *   section): ten vector instructions a vector, five cycles a pair.
+ *   plain min/max over the keys (ten vector instructions a vector, five
+ *   cycles a pair), and for NaNs of one sign an unsigned max over the
+ *   complemented bits of the NaN lanes, in the loop where the data has
+ *   shown NaNs of one sign, else from a lean second pass (see the float16
+ *   section).
  * - Counts are scalar: the NaN and sign masks of each vector (movmskps and
  *   the like; for float16 a pair's masks packed to bytes first, one
  *   movemask for 32 rows) go to the integer core, which popcounts them; the
@@ -403,11 +405,14 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
  *   (a non-NaN row of the page when there is one): the value extremes;
  * - kmin/kmax over the keys: -NaN at the bottom, +NaN at the top;
  * - wmax, unsigned, over the complemented bits of the NaN lanes (0
- *   elsewhere): the complement of the smallest NaN bits, which are the
- *   smallest +NaN when the page has +NaN, else the largest -NaN (the NaNs
- *   of one sign are ordered as their bits are).
- * When both signs occur the NaN extremes are kmin and kmax; with +NaN only,
- * w and kmax; with -NaN only, kmin and w. */
+ *   elsewhere), only in the loop's copy that runs where the data has shown
+ *   NaNs of one sign (two instructions a vector more): the complement of
+ *   the smallest NaN bits.
+ * When both signs occur the NaN extremes are kmin and kmax.  With NaNs of
+ * one sign the other extreme is the NaN rows' smallest bits (the smallest
+ * +NaN with +NaN only, the largest -NaN with -NaN only: the NaNs of one
+ * sign are ordered as their bits are): from wmax over the stretches run
+ * with it, and from ns_avx2_nanlo16_ below over the others. */
 #define NS_X1 0
 #define NS_ACC_INIT(x)                                                        \
     __m256i vmin##x = smax, vmax##x = smin, kmin##x = smax, kmax##x = smin,   \
@@ -503,6 +508,58 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
     return (int16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(a)) ^ 0x7FFF);
 }
 
+/* The smallest bits among the valid NaN rows of len rows at row (0xFFFF
+ * when there is none): validity from the bits at bb (NULL: every row
+ * valid), as the main loop has them.  Run over a stretch that the loop ran
+ * without wmax and whose page's NaNs so far have one sign (at 1% NaN of
+ * both signs, 2% of the pages of 1,000 rows): five to nine vector
+ * instructions a vector from the cache, where running the whole loop again
+ * cost some twenty-five. */
+NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int64_t r);
+NS_TARGET __attribute__((noinline, cold)) static uint16_t
+NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
+{
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
+    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                           4096, 8192, 16384, (short)0x8000);
+    __m256i w = _mm256_setzero_si256(); /* max of the complemented bits */
+    int64_t j = 0;
+    for (; j + LANES <= len; j += LANES) {
+        const __m256i s = NS_LOAD(row + j);
+        __m256i nan = _mm256_cmpgt_epi16(_mm256_and_si256(s, abs7), inf0);
+        if (bb)
+            nan = _mm256_and_si256(nan, NS_FN(ns_avx2_lanemask_)(bb + j / 8, lbit));
+        w = _mm256_max_epu16(_mm256_andnot_si256(s, nan), w);
+    }
+    if (j < len) {
+        /* The last rows as one vector, no branch a row (their validity is
+         * as random as the data's): the last LANES rows under a mask of
+         * those not yet taken, or a short stretch copied beside zeros. */
+        unsigned vb;
+        __m256i s;
+        if (len >= LANES) {
+            const int64_t r = len - LANES;
+            s = NS_LOAD(row + r);
+            vb = ~0u << (LANES - (len - j));
+            if (bb)
+                vb &= NS_FN(ns_avx2_lanebits_)(bb, r);
+        } else {
+            T tail[LANES] = {0};
+            memcpy(tail, row, (size_t)len * sizeof(T));
+            s = NS_LOAD(tail);
+            vb = (1u << len) - 1;
+            if (bb)
+                vb &= NS_FN(ns_avx2_lanebits_)(bb, 0);
+        }
+        const __m256i live = _mm256_cmpeq_epi16(
+            _mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit);
+        const __m256i nan = _mm256_and_si256(
+            _mm256_cmpgt_epi16(_mm256_and_si256(s, abs7), inf0), live);
+        w = _mm256_max_epu16(_mm256_andnot_si256(s, nan), w);
+    }
+    return (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(w);
+}
+
 /* The total-order key of the bits whose psignw key is k: k for k >= 0,
  * k - 1 below (the key of bits 0x8000 | m is -m - 1). */
 #define NS_KKEY16(k) ((int64_t)(k) + ((int64_t)(k) >> 15))
@@ -513,14 +570,22 @@ NS_TARGET static inline int16_t NS_FN(ns_avx2_hmax16_)(__m256i x)
             const int lo_ = NS_FN(ns_avx2_hmin16_)(vmin0);                    \
             const int hi_ = NS_FN(ns_avx2_hmax16_)(vmax0);                    \
             /* A zero's sign (see the head of this file): -0.0 has key -1. */ \
-            (keys)[0] = NS_KKEY16(lo_) - (int64_t)(lo_ == 0 && negnum16);     \
-            (keys)[1] = NS_KKEY16(hi_) - (int64_t)(hi_ == 0 && !posnum16);    \
+            (keys)[0] = NS_KKEY16(lo_);                                       \
+            (keys)[1] = NS_KKEY16(hi_);                                       \
+            /* A zero extreme is -0.0 (key -1) as the counts say (rare). */  \
+            if (__builtin_expect(lo_ == 0, 0) && NS_NEGNUM16)                 \
+                (keys)[0] = -1;                                               \
+            if (__builtin_expect(hi_ == 0, 0) && !NS_POSNUM16)                \
+                (keys)[1] = -1;                                               \
         }                                                                     \
         if ((nan) > 0) {                                                      \
             const int64_t posnan_ = (nan) - negnan;                           \
             int64_t w_ = 0;                                                   \
             if (negnan == 0 || posnan_ == 0)                                  \
-                w_ = NS_KEY16((uint16_t)~NS_FN(ns_avx2_hmaxu16_)(wmax0));     \
+            {                                                                 \
+                const uint16_t w1_ = (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(wmax0); \
+                w_ = NS_KEY16(w1_ < nanlo ? w1_ : nanlo);                     \
+            }                                                                 \
             (keys)[2] = negnan > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmin16_)(kmin0)) : w_; \
             (keys)[3] = posnan_ > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmax16_)(kmax0)) : w_; \
         }                                                                     \
@@ -612,9 +677,12 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
              * zeros); the row-by-row walk only past them. */
             const uint64_t w0_ = ns_validity_bits(validity, validity_nbytes, bit_offset + start);
             first = w0_ ? __builtin_ctzll(w0_) : 64;
+            if (!w0_) /* past the first 64 row by row */
+                while (first < rows && !NS_VALID_ROW(first))
+                    first++;
             if (first > rows)
                 first = rows;
-        }
+        } else
 #endif
         if (kind != NS_VALIDITY_NONE)
             while (first < rows && !NS_VALID_ROW(first))
@@ -651,6 +719,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #if NS_W == 16
         int64_t nanc = 0;
         int64_t negc = 0; /* lanes with the sign set */
+        uint16_t nanlo = 0xFFFF; /* the smallest NaN bits, where one sign */
 #else
         int64_t ordc = 0;
         unsigned negnum = 0, posnum = 0;
@@ -658,15 +727,17 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         int64_t negnan = 0, valid = 0, lanes = 0;
 #if NS_W == 16
         /* Chunks of NS_CHUNK rows, each through the loop with or without wmax
-         * (wf, two copies of the loop): wmax is needed only on pages whose
-         * NaNs all have one sign, and costs two of the loop's twelve
-         * instructions a vector.  A chunk whose NaNs turn out to be of one
-         * sign after a run without it is run again with it (from the cache;
-         * min and max do not mind seeing rows twice, the counts are put
-         * back first), and the next chunks keep wmax until a chunk holds
-         * NaNs of both signs.  So data with NaNs of both signs runs without
-         * it, data with NaNs of one sign with it, and a page of one sign
-         * has had wmax over every chunk that held a NaN. */
+         * (wf, two copies of the loop): wmax costs two of the loop's twelve
+         * instructions a vector, and runs while the last chunk that held
+         * NaNs held them of one sign (data with NaNs of both signs runs
+         * without it, data with NaNs of one sign with it).  After a chunk
+         * run without it that held NaNs, while the page's NaNs so far all
+         * have one sign, the lean pass ns_avx2_nanlo16_ goes over the chunk
+         * again (from the cache) for its smallest NaN bits.  So a page whose
+         * NaNs turn out to have one sign has had one or the other over every
+         * chunk that held one.  (The lanes that hold the reference row in
+         * place of a null carry a page row's sign, so they do not change
+         * whether the signs are one.) */
 /* The pair loop over a byte mask at vq_: a vector's lanes where the byte
  * is zero take B0 (B1) over A0 (A1), so (s, ref) for a mask of valid rows,
  * (ref, s) for one of null rows. */
@@ -744,22 +815,19 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                                            kind == NS_VALIDITY_BITMAP ? bit_offset + start + c
                                                                       : start + c,
                                            len, bits, &valid);
-            const int64_t nanc0 = nanc, negnan0 = negnan, lanes0 = lanes, negc0 = negc;
+            const int64_t nanc0 = nanc, negnan0 = negnan;
+            const int ran_w = wmode;
             if (wmode)
                 NS_RUN16(1);
             else
                 NS_RUN16(0);
-            const int64_t cnan = nanc - nanc0, cneg = negnan - negnan0;
-            if (cnan > 0) {
-                const int one_sign = cneg == 0 || cneg == cnan;
-                if (one_sign && !wmode) {
-                    nanc = nanc0;
-                    negnan = negnan0;
-                    lanes = lanes0;
-                    negc = negc0;
-                    NS_RUN16(1);
+            if (nanc > nanc0) {
+                if (!ran_w && (negnan == 0 || negnan == nanc)) {
+                    const uint16_t lo_ = NS_FN(ns_avx2_nanlo16_)(crow, len, bb);
+                    nanlo = lo_ < nanlo ? lo_ : nanlo;
                 }
-                wmode = one_sign;
+                const int64_t cneg = negnan - negnan0;
+                wmode = cneg == 0 || cneg == nanc - nanc0;
             }
         }
         if (kind == NS_VALIDITY_NONE)
@@ -813,8 +881,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         int64_t nan = nanc;
         /* Non-NaN lanes with the sign set and clear, from the counts (the
          * replaced lanes hold a copy of a valid row: they change neither). */
-        const int negnum16 = negc - negnan > 0;
-        const int posnum16 = lanes - negc - (nanc - negnan) > 0;
+#define NS_NEGNUM16 (negc - negnan > 0)
+#define NS_POSNUM16 (lanes - negc - (nanc - negnan) > 0)
 #else
         int64_t nan = lanes - ordc;
 #endif
@@ -894,6 +962,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_KEY16
 #undef NS_COUNT_
 #undef NS_PACKMASK
+#undef NS_NEGNUM16
+#undef NS_POSNUM16
 #endif
 #undef T
 #undef LANES
