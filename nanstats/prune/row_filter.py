@@ -66,6 +66,7 @@ def _load(table: Any, name: str) -> _Values:
         arr = arr.dictionary_decode()
     t = arr.type
     null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool) \
+        if arr.null_count else np.zeros(len(arr), dtype=bool) \
         if arr.null_count else np.zeros(len(arr), dtype=bool)
     if pa.types.is_floating(t):
         # Null slots come out as NaN; they are masked by ``null`` anyway.
@@ -108,10 +109,10 @@ class _ValueOf(ExprVisitor[_Values]):
         no_null = np.zeros(n, dtype=bool)
         if isinstance(v, bool):
             raise TypeError(f"{e!r} is a truth value, not a value")
-        if isinstance(v, float):
-            return _Values("float", np.full(n, v, dtype=np.float64), no_null)
+        if isinstance(v, float):  # a scalar: numpy broadcasts it against the columns
+            return _Values("float", np.float64(v), no_null)
         if isinstance(v, int):
-            return _Values("int", np.full(n, v, dtype=np.int64 if abs(v) < 2**63 else object),
+            return _Values("int", np.int64(v) if abs(v) < 2**63 else np.full(n, v, dtype=object),
                            no_null)
         s = v.decode("utf-8") if isinstance(v, bytes) else v
         return _Values("str", np.full(n, s, dtype=object), no_null)
@@ -132,7 +133,7 @@ class _ValueOf(ExprVisitor[_Values]):
                     "/": np.divide}[e.op](x, y)
         # IEEE 754 leaves the sign and payload of an arithmetic NaN open (and
         # SIMD and scalar code differ): make it the canonical +NaN.
-        data[np.isnan(data)] = np.nan
+        data = np.where(np.isnan(data), np.nan, data)  # (of two literals: a 0-d array)
         return _Values("float", data, a.null | b.null)
 
     def _predicate(self, e: Expr) -> _Values:
@@ -146,27 +147,57 @@ def _keys(x: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     return DOUBLE.bits_to_keys(np.ascontiguousarray(x, dtype=np.float64).view(np.uint64))
 
 
+def _nan(v: Any) -> Any:
+    """NaN flags of a value: an array for a column, a bool for a literal (a scalar)."""
+    return bool(np.isnan(v)) if np.ndim(v) == 0 else np.isnan(v)
+
+
+def _with(base: Any, *terms: Any) -> Any:
+    """``base | term | ...``, where a term may be a constant bool (False adds nothing)."""
+    for t in terms:
+        if t is False:
+            continue
+        base = np.logical_or(base, t)
+    return base
+
+
+def _both(a: Any, b: Any) -> Any:
+    """``a & b`` for flags that may be constant bools."""
+    if a is False or b is False:
+        return False
+    if a is True:
+        return b
+    if b is True:
+        return a
+    return a & b
+
+
+def _no(a: Any) -> Any:
+    return (not a) if isinstance(a, bool) else ~a
+
+
 def _relations(a: _Values, b: _Values, semantics: NanSemantics,
-               wanted: frozenset[str] = frozenset({"lt", "eq", "gt", "un"})) -> dict[str, Bools]:
-    """The relations of ``wanted`` ('lt', 'eq', 'gt', 'un') between two values, row by row."""
+               wanted: frozenset[str] = frozenset({"lt", "eq", "gt", "un"})) -> dict[str, Any]:
+    """The relations of ``wanted`` ('lt', 'eq', 'gt', 'un') between two values, row by row
+    (a literal is a scalar: numpy broadcasts it)."""
     if (a.kind == "str") != (b.kind == "str"):
         raise TypeError(f"cannot compare {a.kind} values with {b.kind} values")
     if a.kind == "str" or (a.kind == "int" and b.kind == "int"):
         x, y = a.data, b.data
         lt, eq = np.asarray(x < y, dtype=bool), np.asarray(x == y, dtype=bool)
-        return {"lt": lt, "eq": eq, "gt": ~lt & ~eq, "un": np.zeros(len(lt), dtype=bool)}
+        return {"lt": lt, "eq": eq, "gt": ~lt & ~eq, "un": np.zeros(lt.shape, dtype=bool)}
     x, y = np.asarray(a.data, dtype=np.float64), np.asarray(b.data, dtype=np.float64)
     if semantics == "total_order":
         kx, ky = _keys(x), _keys(y)
         lt, eq = kx < ky, kx == ky
-        return {"lt": lt, "eq": eq, "gt": ~lt & ~eq, "un": np.zeros(len(lt), dtype=bool)}
-    out: dict[str, Bools] = {}
+        return {"lt": lt, "eq": eq, "gt": ~lt & ~eq, "un": np.zeros(lt.shape, dtype=bool)}
+    out: dict[str, Any] = {}
     # IEEE comparisons are false wherever a NaN is; each semantics adds its NaN rows.
-    nan: dict[str, Bools] = {}
+    nan: dict[str, Any] = {}
 
-    def isnan(which: str) -> Bools:
+    def isnan(which: str) -> Any:
         if which not in nan:
-            nan[which] = np.isnan(x if which == "x" else y)
+            nan[which] = _nan(x if which == "x" else y)
         return nan[which]
 
     with np.errstate(invalid="ignore"):
@@ -178,17 +209,20 @@ def _relations(a: _Values, b: _Values, semantics: NanSemantics,
             out["eq"] = x == y
     if semantics == "ieee":
         if "un" in wanted:
-            out["un"] = isnan("x") | isnan("y")
+            out["un"] = _with(np.zeros(np.broadcast(x, y).shape, dtype=bool),
+                              isnan("x"), isnan("y"))
         return out
     if "un" in wanted:
-        out["un"] = np.zeros(len(x), dtype=bool)
-    if "eq" in wanted:
-        out["eq"] |= isnan("x") & isnan("y")
+        out["un"] = np.zeros(np.broadcast(x, y).shape, dtype=bool)
+    # (the flags of a literal first: a literal number rules a term out unread)
+    if "eq" in wanted and isnan("y") is not False:
+        out["eq"] = _with(out["eq"], _both(isnan("y"), isnan("x")))
     low, high = ("lt", "gt") if semantics == "nan_greatest" else ("gt", "lt")
-    if low in wanted:  # a number against a NaN: below it (NaN greatest) or above (NaN least)
-        out[low] |= ~isnan("x") & isnan("y")
-    if high in wanted:
-        out[high] |= isnan("x") & ~isnan("y")
+    if low in wanted and isnan("y") is not False:
+        # a number against a NaN: below it (NaN greatest) or above it (NaN least)
+        out[low] = _with(out[low], _both(isnan("y"), _no(isnan("x"))))
+    if high in wanted and isnan("x") is not False:
+        out[high] = _with(out[high], _both(_no(isnan("y")), isnan("x")))
     return out
 
 
@@ -208,9 +242,11 @@ class _TruthOf(ExprVisitor[Masks]):
         a, b = self.values.visit(e.left), self.values.visit(e.right)
         wanted = TRUE_UNDER[e.op]
         rels = _relations(a, b, self.semantics, wanted)
-        val = np.zeros(self.n, dtype=bool)
+        val: Any = None
         for r in wanted:
-            val |= rels[r]
+            val = rels[r] if val is None else val | rels[r]
+        if np.ndim(val) == 0:  # two literals compare to one value
+            val = np.full(self.n, bool(val))
         return val, a.null | b.null
 
     def visit_in(self, e: ex.In) -> Masks:
@@ -240,12 +276,16 @@ class _TruthOf(ExprVisitor[Masks]):
 
     def visit_and(self, e: ex.And) -> Masks:
         (av, an), (bv, bn) = self.visit(e.left), self.visit(e.right)
+        if not an.any() and not bn.any():  # no nulls: two-valued logic
+            return av & bv, an
         false = (~an & ~av) | (~bn & ~bv)
         null = ~false & (an | bn)
         return ~false & ~null, null
 
     def visit_or(self, e: ex.Or) -> Masks:
         (av, an), (bv, bn) = self.visit(e.left), self.visit(e.right)
+        if not an.any() and not bn.any():  # no nulls: two-valued logic
+            return av | bv, an
         true = (~an & av) | (~bn & bv)
         null = ~true & (an | bn)
         return true, null
