@@ -46,7 +46,7 @@ from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
 from nanstats.prune.results import Ranges, RowSelection
 
-__all__ = ["ChunkPages", "SelectionReader", "reader_for", "selected_rows", "survivors_selection"]
+__all__ = ["ChunkPages", "SelectionReader", "reader_for", "survivors_selection"]
 
 #: Past this share of the selected rows passing the filter, the other columns
 #: are read over the whole selection and filtered (no gather).
@@ -89,35 +89,32 @@ class ChunkPages:
 def _slices(ranges: Ranges, starts: Ints, ends: Ints, wanted: Ints, base: int
             ) -> list[tuple[int, int]]:
     """(offset, length) in the decoded wanted pages (laid end to end from ``base``) of
-    every selected row, adjacent pieces joined."""
-    page_rows = ends[wanted] - starts[wanted]
-    at = base + np.concatenate(([0], np.cumsum(page_rows)[:-1])) if len(wanted) else page_rows
-    out: list[tuple[int, int]] = []
+    each selected range, adjacent ones joined.
+
+    A chunk's pages hold its rows in order, and every page a range touches is
+    wanted, so the rows of a range are one run of the decoded pages: it
+    starts in the first wanted page that ends after the range's first row.
+    """
+    if not ranges or not len(wanted):
+        return []
     ws, we = starts[wanted], ends[wanted]
-    for a, b in ranges:
-        first = int(np.searchsorted(we, a, side="right"))
-        last = int(np.searchsorted(ws, b, side="left"))
-        for i in range(first, last):
-            lo, hi = max(a, int(ws[i])), min(b, int(we[i]))
-            if lo < hi:
-                off = int(at[i]) + lo - int(ws[i])
-                if out and out[-1][0] + out[-1][1] == off:
-                    out[-1] = (out[-1][0], out[-1][1] + hi - lo)
-                else:
-                    out.append((off, hi - lo))
+    at = base + np.concatenate(([0], np.cumsum(we - ws)[:-1]))
+    lo = np.fromiter((r[0] for r in ranges), dtype=np.int64, count=len(ranges))
+    hi = np.fromiter((r[1] for r in ranges), dtype=np.int64, count=len(ranges))
+    first = np.searchsorted(we, lo, side="right")
+    offsets = at[first] + lo - ws[first]
+    out: list[tuple[int, int]] = []
+    for off, n in zip(offsets.tolist(), (hi - lo).tolist(), strict=True):
+        if out and out[-1][0] + out[-1][1] == off:
+            out[-1] = (out[-1][0], out[-1][1] + n)
+        else:
+            out.append((off, n))
     return out
 
 
-def _take_slices(data: Any, slices: list[tuple[int, int]]) -> Any:
-    import pyarrow as pa
-
-    if len(slices) == 1 and slices[0] == (0, len(data)):
-        return data.combine_chunks() if isinstance(data, pa.ChunkedArray) else data
-    pieces = [c for off, n in slices for c in _chunks(data.slice(off, n))]
-    if not pieces:
-        return _chunks(data.slice(0, 0))[0] if len(data) else \
-            pa.array([], type=data.type)
-    return pa.concat_arrays(pieces)
+def _take_slices(data: Any, slices: list[tuple[int, int]]) -> list[Any]:
+    """The slices of ``data`` as a list of arrays (no copy: concatenated once, later)."""
+    return [c for off, n in slices for c in _chunks(data.slice(off, n))]
 
 
 def _chunks(a: Any) -> list[Any]:
@@ -323,8 +320,8 @@ class SelectionReader:
                 at += int(self.footer.row_groups[g].num_rows or 0)
                 self.bytes_read += sum(chunk_range(self.footer, g, lf.index)[1]
                                        for lf in self.footer.columns if lf.path[0] == name)
-        out = [pieces[g] for g in groups]
-        arr = pa.concat_arrays(out) if len(out) > 1 else out[0]
+        chunks = [c for g in groups for c in pieces[g]]
+        arr = pa.concat_arrays(chunks) if chunks else pa.array([], type=field.type)
         return arr if arr.type == field.type else arr.cast(field.type)
 
     def _read_paged(self, f: Any, leaf: LeafColumn, field: Any, selection: RowSelection,
@@ -437,22 +434,6 @@ def survivors_selection(selection: RowSelection, mask: Any, gap: int = 1024
         ranges.setdefault(gg, []).append((a, b))
     return (RowSelection({k: tuple(v) for k, v in ranges.items()}, selection.total_rows),
             positions.astype(np.int64))
-
-
-def selected_rows(selection: RowSelection) -> tuple[Ints, Ints]:
-    """(row group, row within it) of every selected row, in read order.
-
-    >>> selected_rows(RowSelection({0: ((1, 3),), 2: ((0, 1),)}, 10))
-    (array([0, 0, 2]), array([1, 2, 0]))
-    """
-    groups, rows = [], []
-    for g in selection.row_groups:
-        for a, b in selection.ranges[g]:
-            rows.append(np.arange(a, b, dtype=np.int64))
-            groups.append(np.full(b - a, g, dtype=np.int64))
-    if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(groups), np.concatenate(rows)
 
 
 #: This process's readers, one per file while the file is unchanged (at most 32 files:
