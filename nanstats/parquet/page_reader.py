@@ -333,6 +333,7 @@ class SelectionReader:
         parts: list[bytes] = []
         at = 4
         row_groups, plans = [], []
+        counts: list[int] = []  # rows of each group's wanted pages
         total_values = 0
         for g in groups:
             pages = self._pages[(g, leaf.index)]
@@ -346,19 +347,17 @@ class SelectionReader:
                 at += pages.dictionary_length
             data_at = at
             # Pages back to back are read together (one request each run on object stores).
-            i = 0
-            while i < len(wanted):
-                j = i
-                while j + 1 < len(wanted) and wanted[j + 1] == wanted[j] + 1:
-                    j += 1
-                lo = int(pages.offsets[wanted[i]])
-                hi = int(pages.offsets[wanted[j]] + pages.sizes[wanted[j]])
+            cut = np.flatnonzero(np.diff(wanted) != 1) + 1
+            first = wanted[np.concatenate(([0], cut))] if len(wanted) else wanted
+            last = wanted[np.concatenate((cut, [len(wanted)])) - 1] if len(wanted) else wanted
+            for lo, hi in zip(pages.offsets[first].tolist(),
+                              (pages.offsets[last] + pages.sizes[last]).tolist(), strict=True):
                 f.seek(lo)
                 data = f.read(hi - lo)
                 parts.append(data)
                 at += len(data)
-                i = j + 1
             values = int((pages.ends[wanted] - pages.starts[wanted]).sum())
+            counts.append(values)
             total_values += values
             old = self.footer.chunk_meta(g, leaf.index)
             meta = pq.ColumnMetaData(
@@ -382,12 +381,12 @@ class SelectionReader:
         if data.type != field.type:
             data = data.cast(field.type)
         out, base = {}, 0
-        for g, wanted in zip(groups, plans, strict=True):
+        for g, wanted, rows in zip(groups, plans, counts, strict=True):
             pages = self._pages[(g, leaf.index)]
             assert pages is not None
             out[g] = _take_slices(data, _slices(selection.ranges[g], pages.starts, pages.ends,
                                                 wanted, base))
-            base += int((pages.ends[wanted] - pages.starts[wanted]).sum())
+            base += rows
         return out
 
 
