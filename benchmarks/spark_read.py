@@ -32,9 +32,13 @@ count job with a condition that reads the same columns but is always true
 floor of job set-up) and the schema inference job a read without a schema
 runs (nanstats keeps the schema; Spark's full scan pays it every time).
 
+``--tasks`` prints instead, per query, the pyarrow path read by one task and
+by one task a core, with the values it decodes by the cost rule and the
+tasks the rule gives (``nanstats.spark.scan.arrow_tasks``).
+
 Usage: python benchmarks/spark_read.py [--rows 16000000] [--days 4] [--repeat 3]
                                        [--work DIR] [--master local[2]] [--csv FILE]
-                                       [--breakdown]
+                                       [--breakdown | --tasks]
 """
 
 from __future__ import annotations
@@ -120,7 +124,7 @@ def run(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
                     m = measure(spark, lambda plan=plan, pred=pred, method=method:
                                 nanstats.spark.read(spark, upgraded, pred, scan_plan=plan,
                                                     method=method).count())
-                    keep(name, type(m)(m.result, m.seconds + plan_seconds, m.bytes_read))
+                    keep(name, m.plus_seconds(plan_seconds))
                 if "plan" not in best or plan_seconds < best["plan"]:
                     best["plan"] = plan_seconds
                     best["plan_obj"] = plan
@@ -262,6 +266,36 @@ def breakdown(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
               f"{arrow_frame_s:>6.3f} {arrow_count_s:>6.3f}")
 
 
+def task_counts(spark: Any, paths: dict[str, str], queries: list[str], repeat: int) -> None:
+    """The pyarrow path forced, read by one task and by one task per core, in turn, best of
+    ``repeat``: the measurement behind ``nanstats.spark.scan.ARROW_TASK_VALUES``."""
+    import nanstats.spark
+    from nanstats.spark.arrow_scan import arrow_frame
+    from nanstats.spark.native_scan import lake_schema
+    from nanstats.spark.scan import ARROW_TASK_VALUES, arrow_tasks, arrow_values
+
+    index = nanstats.spark.load_index(spark, paths["index"]).toArrow()
+    upgraded = paths["upgraded"]
+    cores = spark.sparkContext.defaultParallelism
+    print(f"\nthe pyarrow path, one task against {cores} (one a core), best of {repeat} taken "
+          f"in turn, seconds; the rule gives one task per {ARROW_TASK_VALUES / 1e6:.0f} M "
+          "values decoded")
+    print(f"{'query':<56} {'M values':>8} {'rule':>4} {'1 task':>7} {f'{cores} tasks':>8}")
+    for q in queries:
+        plan = nanstats.spark.plan_scan(index, q, path=upgraded)
+        schema = lake_schema(spark, upgraded, plan.all_files)
+        frames = {n: arrow_frame(spark, upgraded, plan, schema, tasks=n) for n in (1, cores)}
+        best = dict.fromkeys(frames, float("inf"))
+        for _ in range(repeat):
+            for n, df in frames.items():
+                t = time.perf_counter()
+                df.count()
+                best[n] = min(best[n], time.perf_counter() - t)
+        values = arrow_values(plan, len(schema.fields))
+        print(f"{q:<56} {values / 1e6:>8.1f} {arrow_tasks(plan, len(schema.fields), cores):>4} "
+              f"{best[1]:>7.3f} {best[cores]:>8.3f}")
+
+
 def _no_rows(batches: Any) -> Any:
     for _ in batches:
         pass
@@ -289,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
                         "(docs/_generated/spark_read.csv is the one the docs show)")
     parser.add_argument("--breakdown", action="store_true",
                         help="where nanstats' read spends its time, instead of the table")
+    parser.add_argument("--tasks", action="store_true",
+                        help="the pyarrow path as one task and as one a core, instead of the "
+                        "table")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -307,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
         paths = prepare(spark, work, args.rows, args.days)
         if args.breakdown:
             breakdown(spark, paths, args.query or list(QUERIES), args.repeat)
+            return 0
+        if args.tasks:
+            task_counts(spark, paths, args.query or list(QUERIES), args.repeat)
             return 0
         results = run(spark, paths, args.query or list(QUERIES), args.repeat)
         ok = report(results, args.rows, args.repeat)

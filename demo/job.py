@@ -107,25 +107,19 @@ def pages_kept(plan: Any, page_rows: dict[tuple[str, int], list[tuple[int, int]]
     return n
 
 
-def pages_read(plan: Any, page_rows: dict[tuple[str, int], list[tuple[int, int]]],
-               path: str) -> tuple[int, int]:
-    """(row groups, float-column pages) a read of the plan goes through on ``path``:
-    the plan's on the pyarrow path (it reads exactly those), every one of the
-    kept files on Spark's reader (it is handed the files whole; integer key
-    ranges, where used, let it skip some of them)."""
-    if path == "arrow":
-        return plan.row_groups, pages_kept(plan, page_rows)
-    kept = set(plan.selections)
-    groups = [k for k in page_rows if k[0] in kept]
-    return len(groups), sum(len(page_rows[k]) for k in groups)
-
-
 def page_share(plan: Any, index: Any) -> float:
     """The share of the indexed float-column pages (of the plan's lake) that the plan keeps."""
     rows = _page_rows(index)
     lake = set(plan.all_files)
     total = sum(len(v) for (path, _), v in rows.items() if path in lake)
     return pages_kept(plan, rows) / total if total else 0.0
+
+
+def _counted(m: Any) -> dict[str, Any]:
+    """What a measured read counted: files, row groups, pages, rows read and MB
+    (row groups and pages None where only Spark's reader read: it counts neither)."""
+    return {"files": m.files, "row_groups": m.row_groups, "pages": m.pages,
+            "rows_read": m.rows_read, "mb": m.bytes_read / 1e6}
 
 
 #: The methods of the query table, in order.
@@ -157,7 +151,6 @@ def compare_queries(spark: Any, lake: str, index: Any, queries: tuple[str, ...] 
     page_rows = _page_rows(table)
     lake_files = set(files)
     total_pages = sum(len(v) for (path, _), v in page_rows.items() if path in lake_files)
-    total_groups = len([k for k in page_rows if k[0] in lake_files])
     results = []
     previous = spark.conf.get("spark.sql.parquet.filterPushdown")
     try:
@@ -186,32 +179,27 @@ def compare_queries(spark: Any, lake: str, index: Any, queries: tuple[str, ...] 
                         plans[method] = plan
                         m = measure(spark, lambda plan=plan, pred=pred: nanstats.spark.read(
                             spark, lake, pred, scan_plan=plan).count())
-                        m = type(m)(m.result, m.seconds + planning, m.bytes_read,
-                                    m.cpu_seconds)
+                        m = m.plus_seconds(planning)
                     if method not in measured or m.seconds < measured[method].seconds:
                         measured[method] = m
             reference = measured[METHODS[1]].result
             for method in METHODS[:2]:
                 m = measured[method]
-                results.append({"query": q, "method": method, "files": len(files),
-                                "row_groups": total_groups, "pages": total_pages,
-                                "mb": m.bytes_read / 1e6, "rows": m.result,
+                results.append({"query": q, "method": method, **_counted(m),
+                                "lake_pages": total_pages, "rows": m.result,
                                 "seconds": m.seconds, "same": m.result == reference})
             for method in METHODS[2:]:
                 plan, m = plans[method], measured[method]
                 path = choose_method(plan, len(lake_schema(spark, lake, plan.all_files).fields))
-                groups_read, pages = pages_read(plan, page_rows, path)
                 df = nanstats.spark.read(spark, lake, pred, scan_plan=plan)
                 spark.conf.set("spark.sql.parquet.filterPushdown", "false")
                 same = m.result == reference and df.exceptAll(full).isEmpty() \
                     and full.exceptAll(df).isEmpty()
                 spark.conf.set("spark.sql.parquet.filterPushdown", previous)
                 results.append({
-                    "query": q, "method": method, "files": len(plan.selections),
-                    "row_groups": groups_read, "pages": pages, "path": path,
-                    "pages_kept": pages_kept(plan, page_rows),
-                    "mb": m.bytes_read / 1e6, "rows": m.result,
-                    "seconds": m.seconds, "same": same})
+                    "query": q, "method": method, **_counted(m), "path": path,
+                    "pages_kept": pages_kept(plan, page_rows), "lake_pages": total_pages,
+                    "rows": m.result, "seconds": m.seconds, "same": same})
             if progress is not None:
                 progress()
     finally:
@@ -377,19 +365,20 @@ def main(argv: list[str] | None = None) -> int:
     n = len(METHODS)
     _table(console, f"6. the queries four ways, semantics nan_greatest (Spark's) "
                     f"({time.perf_counter() - t:.1f} s)",
-           ["Q", "read by", "files", "row groups", "pages", "MB read", "rows", "s", "right"],
+           ["Q", "read by", "files", "row groups", "pages", "rows read", "MB read", "rows", "s",
+            "right"],
            [[f"Q{1 + i // n}",
              _SHORT[r["method"]] + (" via pyarrow" if r.get("path") == "arrow" else ""),
-             r["files"], r["row_groups"], r["pages"],
-             f"{r['mb']:.1f}", f"{r['rows']:,}", f"{r['seconds']:.2f}",
+             r["files"], _maybe(r["row_groups"]), _maybe(r["pages"]),
+             _maybe(r["rows_read"]), f"{r['mb']:.1f}", f"{r['rows']:,}",
+             f"{r['seconds']:.2f}",
              "yes" if r["same"] else "WRONG" if r["method"] == METHODS[0] else "NO"]
             for i, r in enumerate(results)])
-    _say(console, "   files, row groups, float-column pages: what each read goes through "
-                  "(nanstats through Spark's reader: the kept files, less what integer "
-                  "key ranges skip; via pyarrow, when its cost rule takes that path: the "
-                  "plan's); "
-                  "MB read: Spark's input metrics, plus what nanstats' Python workers read "
-                  "via pyarrow; s: best of "
+    _say(console, "   counted as each read ran: files, rows read (rows Spark's Parquet "
+                  "reader produced) and MB read are Spark's own metrics; via pyarrow "
+                  "(when nanstats' cost rule takes that path) its readers count files, "
+                  "row groups, data pages (of every column read) and MB; Spark's reader "
+                  "counts no row groups or pages (-); s: best of "
                   f"{args.repeat}, taken in turn, nanstats' with planning")
     # The floors under any read: a Spark job, and a Spark job over one Parquet
     # file that needs no page (the rows counted from the footer).
@@ -464,6 +453,10 @@ def _with_progress(console: Any, title: str, total: int, work: Any) -> Any:
         return work(lambda: progress.advance(task))
 
 
+def _maybe(count: int | None) -> str:
+    return "-" if count is None else f"{count:,}"
+
+
 def _seconds(action: Any) -> float:
     t = time.perf_counter()
     action()
@@ -477,7 +470,8 @@ def _ratios(results: list[dict[str, Any]]) -> list[dict[str, float]]:
         rows = {r["method"]: r for r in results if r["query"] == q}
         full, ours = rows[METHODS[1]], rows[METHODS[3]]
         out.append({"ratio": ours["seconds"] / full["seconds"],
-                    "pages_share": ours["pages_kept"] / full["pages"] if full["pages"] else 0.0})
+                    "pages_share": ours["pages_kept"] / ours["lake_pages"]
+                    if ours["lake_pages"] else 0.0})
     return out
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
 from demo import job as demo
+from nanstats.lake.listing import list_parquet_files
 
 
 def test_demo_runs_on_a_small_lake(spark, tmp_path, capsys) -> None:
@@ -23,6 +25,18 @@ def test_demo_runs_on_a_small_lake(spark, tmp_path, capsys) -> None:
             "bit for bit: yes") in flat
     assert os.path.exists(tmp_path / "queries.json")
     assert spark.sparkContext._jsc is not None  # the shared session is still alive
+    # What each read counted as it ran: Spark's correct scan read every file and row.
+    with open(tmp_path / "queries.json") as f:
+        results = json.load(f)
+    lake_files = len(list_parquet_files(str(tmp_path / "lake")))
+    for r in results:
+        if r["method"] == demo.METHODS[1]:
+            assert (r["files"], r["rows_read"]) == (lake_files, 120_000), r
+            assert r["row_groups"] is None and r["mb"] > 0
+        elif r["method"] == demo.METHODS[3]:
+            assert 0 <= r["files"] <= lake_files and (r["rows_read"] or 0) <= 120_000, r
+            if r["path"] == "arrow":
+                assert r["pages"] > 0 and r["row_groups"] > 0 and r["files"] > 0, r
 
 
 def test_audit_counts_legacy_findings(tmp_path) -> None:

@@ -12,8 +12,11 @@ OffsetIndex, nested) are read whole per row group by pyarrow and sliced.
 
 Readers are kept per process while their file is unchanged
 (:func:`reader_for`), so a Spark worker that reads the same files task
-after task decodes their footers and page indexes once.  ``bytes_read``
-counts what a reader took from the file system.
+after task decodes their footers and page indexes once.  A reader counts
+what it takes from the file system: ``bytes_read`` (footer, page index,
+pages), ``pages_read`` (data pages read through the page index) and
+``row_groups_read`` (row groups any read took a page or a chunk from, once
+a read); :meth:`SelectionReader.counts` gives them as :class:`ReadCounts`.
 
 >>> import numpy as np, pyarrow as pa, tempfile, os
 >>> from nanstats.parquet.writing import write_table
@@ -27,6 +30,8 @@ counts what a reader took from the file system.
 [8.0, 9.0, 10.0, 11.0, 95.0, 96.0, 97.0, 98.0, 99.0]
 >>> 0 < reader.bytes_read < os.path.getsize(path)
 True
+>>> reader.counts().row_groups, reader.pages_read == reader.counts().pages > 0
+(2, True)
 """
 
 from __future__ import annotations
@@ -46,13 +51,34 @@ from nanstats.metadata.thrift import encode, pq
 from nanstats.prune.expressions import Expr
 from nanstats.prune.results import Ranges, RowSelection
 
-__all__ = ["ChunkPages", "SelectionReader", "reader_for", "survivors_selection"]
+__all__ = ["ChunkPages", "ReadCounts", "SelectionReader", "reader_for", "survivors_selection"]
 
 #: Past this share of the selected rows passing the filter, the other columns
 #: are read over the whole selection and filtered (no gather).
 LATE_SHARE = 0.5
 
 Ints = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class ReadCounts:
+    """What reads took from files: files, row groups, data pages and bytes.
+
+    Counted by the readers where they read (:class:`SelectionReader`), not
+    taken from a plan.  Counts add up:
+
+    >>> ReadCounts(1, 2, 10, 4096) + ReadCounts(1, 1, 3, 100)
+    ReadCounts(files=2, row_groups=3, pages=13, bytes=4196)
+    """
+
+    files: int = 0
+    row_groups: int = 0
+    pages: int = 0
+    bytes: int = 0
+
+    def __add__(self, other: ReadCounts) -> ReadCounts:
+        return ReadCounts(self.files + other.files, self.row_groups + other.row_groups,
+                          self.pages + other.pages, self.bytes + other.bytes)
 
 
 @dataclass(frozen=True)
@@ -137,6 +163,8 @@ class SelectionReader:
         self.footer: Footer = read_footer(self.where)
         self.leaves: dict[str, LeafColumn] = {leaf.name: leaf for leaf in self.footer.columns}
         self.bytes_read = int(self.footer.metadata_length) + 8  # the footer and its tail
+        self.pages_read = 0
+        self.row_groups_read = 0
         self._pf: Any = None
         self._region: PageIndexRegion | None = None
         self._pages: dict[tuple[int, int], ChunkPages | None] = {}
@@ -192,6 +220,17 @@ class SelectionReader:
         self._pages[key] = found
         return found
 
+    def counts(self) -> ReadCounts:
+        """What this reader has read so far (one file), as :class:`ReadCounts`.
+
+        >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+        >>> papq.write_table(pa.table({"x": [1.0, 2.0]}), path)
+        >>> SelectionReader(path).counts().files    # the footer is read
+        1
+        """
+        return ReadCounts(1, self.row_groups_read, self.pages_read, self.bytes_read)
+
     def bytes_for(self, selection: RowSelection, columns: Sequence[str] | None = None) -> int:
         """Bytes of the file :meth:`read` reads for a selection (pages and dictionaries;
         whole chunks where a column cannot be read page by page).
@@ -222,6 +261,13 @@ class SelectionReader:
 
     def read(self, selection: RowSelection, columns: Sequence[str] | None = None) -> Any:
         """The rows of ``selection`` (row groups in file order) as one pyarrow Table."""
+        touched: set[int] = set()
+        table = self._read(selection, columns, touched)
+        self.row_groups_read += len(touched)
+        return table
+
+    def _read(self, selection: RowSelection, columns: Sequence[str] | None,
+              touched: set[int]) -> Any:
         import pyarrow as pa
 
         schema = self.arrow_schema
@@ -231,7 +277,7 @@ class SelectionReader:
         if not groups:
             return pa.schema(fields).empty_table()
         with remote_errors(self.where), self.where.open_reader() as f:
-            arrays = [self._read_column(f, name, field, selection, groups)
+            arrays = [self._read_column(f, name, field, selection, groups, touched)
                       for name, field in zip(names, fields, strict=True)]
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
@@ -268,7 +314,8 @@ class SelectionReader:
         names = file_names if columns is None else list(columns)
         tops = {c.split(".")[0] for c in predicate.columns()}
         first = [n for n in file_names if n in tops]
-        table = self.read(selection, first) if first else \
+        touched: set[int] = set()
+        table = self._read(selection, first, touched) if first else \
             pa.table({"": pa.nulls(selection.num_rows)})  # no file column: the rows' count
         for name in sorted(tops & set(constants)):
             table = table.append_column(name, pa.repeat(constants[name], table.num_rows))
@@ -280,11 +327,12 @@ class SelectionReader:
         cols = {n: table.column(n).filter(flags) for n in table.column_names if n in names}
         if rest and passed:
             if passed > LATE_SHARE * len(mask):
-                later = self.read(selection, rest).filter(flags)
+                later = self._read(selection, rest, touched).filter(flags)
             else:
                 sel, positions = survivors_selection(selection, mask)
-                later = self.read(sel, rest).take(pa.array(positions))
+                later = self._read(sel, rest, touched).take(pa.array(positions))
             cols.update({n: later.column(n) for n in rest})
+        self.row_groups_read += len(touched)
         schema = self.arrow_schema
         out = []
         for n in names:
@@ -299,7 +347,7 @@ class SelectionReader:
         return pa.table(dict(zip(names, out, strict=True)))
 
     def _read_column(self, f: Any, name: str, field: Any, selection: RowSelection,
-                     groups: list[int]) -> Any:
+                     groups: list[int], touched: set[int]) -> Any:
         import pyarrow as pa
 
         leaf = self.leaves.get(name)
@@ -308,7 +356,7 @@ class SelectionReader:
         pieces: dict[int, Any] = {}
         if paged:
             assert leaf is not None
-            pieces.update(self._read_paged(f, leaf, field, selection, paged))
+            pieces.update(self._read_paged(f, leaf, field, selection, paged, touched))
         whole = [g for g, t in zip(groups, tables, strict=True) if t is None]
         if whole:
             # Not readable page by page: pyarrow reads the chunks whole.
@@ -320,12 +368,13 @@ class SelectionReader:
                 at += int(self.footer.row_groups[g].num_rows or 0)
                 self.bytes_read += sum(chunk_range(self.footer, g, lf.index)[1]
                                        for lf in self.footer.columns if lf.path[0] == name)
+            touched.update(whole)
         chunks = [c for g in groups for c in pieces[g]]
         arr = pa.concat_arrays(chunks) if chunks else pa.array([], type=field.type)
         return arr if arr.type == field.type else arr.cast(field.type)
 
     def _read_paged(self, f: Any, leaf: LeafColumn, field: Any, selection: RowSelection,
-                    groups: list[int]) -> dict[int, Any]:
+                    groups: list[int], touched: set[int]) -> dict[int, Any]:
         """The selected rows of one column in ``groups``, decoded by pyarrow in one call."""
         import pyarrow as pa
         import pyarrow.parquet as papq
@@ -340,6 +389,9 @@ class SelectionReader:
             assert pages is not None
             wanted = pages.wanted(selection.ranges[g])
             plans.append(wanted)
+            if len(wanted):
+                touched.add(g)
+                self.pages_read += len(wanted)
             start = at
             if pages.dictionary_length:
                 f.seek(pages.chunk_start)

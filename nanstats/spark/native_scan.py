@@ -42,7 +42,7 @@ from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.spark.key_ranges import KeyRanges, file_key_ranges, ranges_sql
 from nanstats.spark.sql import to_spark_sql
 
-__all__ = ["lake_schema", "native_frame", "native_sql", "plan_key_ranges"]
+__all__ = ["empty_frame", "lake_schema", "native_frame", "native_sql", "plan_key_ranges"]
 
 #: Ranges over all files together (the filter is evaluated on every row read).
 MAX_RANGES = 16
@@ -186,7 +186,7 @@ def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
         # so Spark runs no job to infer it), the exact filter on top.
         return _relation(spark, root, schema, None).where(native_sql(plan, plan.semantics))
     if not plan.files:
-        return spark.createDataFrame([], schema)
+        return empty_frame(spark, schema)
     condition = native_sql(plan, plan.semantics)
     ranged = tuple(f for f in plan.files if f in keys)
     whole = tuple(f for f in plan.files if f not in keys)
@@ -198,6 +198,21 @@ def native_frame(spark: Any, root: str | os.PathLike[str], plan: Any, *,
         parts.append(_relation(spark, root, schema, whole))
     df = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
     return df.where(condition)
+
+
+def empty_frame(spark: Any, schema: Any) -> Any:
+    """A DataFrame of no rows with ``schema``, for a plan that keeps no file.
+
+    Made over an empty RDD: no rows to convert, no file to list (a
+    ``createDataFrame`` of an empty list took 0.15-0.3 s to count here, this
+    0.04-0.08 s).
+
+    >>> from pyspark.sql.types import DoubleType, StructField, StructType
+    >>> from nanstats.spark.session import local_session
+    >>> empty_frame(local_session(), StructType([StructField("x", DoubleType())])).count()
+    0
+    """
+    return spark.createDataFrame(spark.sparkContext.emptyRDD(), schema)
 
 
 #: Spark's relations over a lake's files, by session, root, files and schema object.

@@ -381,7 +381,6 @@ def choose_method(scan_plan: ScanPlan, num_columns: int | None = None) -> str:
     >>> choose_method(plan_scan(folder, "x > 0")), choose_method(plan_scan(folder, "x > 0", "ieee"))
     ('native', 'arrow')
     """
-    from nanstats.prune.parser import parse
     from nanstats.spark.native_scan import native_sql
 
     try:
@@ -390,8 +389,51 @@ def choose_method(scan_plan: ScanPlan, num_columns: int | None = None) -> str:
         return "arrow"
     if not scan_plan.selections:
         return "native"
-    used = len({c.split(".")[0] for c in parse(scan_plan.predicate).columns()}) or 1
-    other = max(0, (num_columns or used) - used)
+    used = _predicate_columns(scan_plan)
     native = sum(s.total_rows for s in scan_plan.selections.values()) * used
-    arrow = scan_plan.rows * (used + ARROW_LATE_SHARE * other) + ARROW_FIXED_VALUES
+    arrow = arrow_values(scan_plan, num_columns) + ARROW_FIXED_VALUES
     return "arrow" if arrow < native else "native"
+
+
+#: Values (by :func:`arrow_values`) a task of the pyarrow path should decode
+#: before one more task pays for its own Python worker (on the 16-million-row
+#: lake, 2 cores: a plan of 11 M values read faster as one task, one of 24 M
+#: as two; ``benchmarks/spark_read.py --tasks``; docs/performance).
+ARROW_TASK_VALUES = 12_000_000
+
+
+def _predicate_columns(scan_plan: ScanPlan) -> int:
+    from nanstats.prune.parser import parse
+
+    return len({c.split(".")[0] for c in parse(scan_plan.predicate).columns()}) or 1
+
+
+def arrow_values(scan_plan: ScanPlan, num_columns: int | None = None) -> float:
+    """The values the pyarrow path decodes for a plan, by the rule of :func:`choose_method`:
+    kept rows x (predicate columns + ARROW_LATE_SHARE x other columns).
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> folder = tempfile.mkdtemp()
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0], "y": [3, 4]}), os.path.join(folder, "a.parquet"))
+    >>> arrow_values(plan_scan(folder, "x > 0"), num_columns=2)    # 2 rows x (1 + 0.5 x 1)
+    3.0
+    """
+    used = _predicate_columns(scan_plan)
+    other = max(0, (num_columns or used) - used)
+    return float(scan_plan.rows * (used + ARROW_LATE_SHARE * other))
+
+
+def arrow_tasks(scan_plan: ScanPlan, num_columns: int | None, cores: int) -> int:
+    """How many tasks the pyarrow path splits a plan into: one per
+    ``ARROW_TASK_VALUES`` values decoded (:func:`arrow_values`), at least one,
+    at most ``cores``.  A Python task costs a worker's set-up and competes with
+    the JVM for the cores, so a small read is faster as one task.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
+    >>> folder = tempfile.mkdtemp()
+    >>> papq.write_table(pa.table({"x": [1.0, 2.0]}), os.path.join(folder, "a.parquet"))
+    >>> arrow_tasks(plan_scan(folder, "x > 0"), 1, cores=8)
+    1
+    """
+    share = int(arrow_values(scan_plan, num_columns) // ARROW_TASK_VALUES)
+    return max(1, min(cores, share))

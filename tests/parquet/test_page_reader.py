@@ -11,6 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nanstats.metadata.footer import read_footer
+from nanstats.metadata.page_index import PageIndexRegion
 from nanstats.parquet.page_reader import SelectionReader, reader_for, survivors_selection
 from nanstats.parquet.reading import read_selection, selection_bytes
 from nanstats.prune.parser import parse
@@ -103,6 +105,31 @@ def test_read_equals_whole_read_sliced(tmp_path, data, made) -> None:
     reader = SelectionReader(path)
     _same(reader.read(sel, columns), _expected(path, sel, columns))
     _same(read_selection(path, sel, columns), _expected(path, sel, columns))
+    counts = reader.counts()
+    assert (counts.files, counts.row_groups, counts.pages) == \
+        (1, len(sel.row_groups), _pages_overlapping(path, sel, columns))
+    assert counts.bytes == reader.bytes_read
+
+
+def _pages_overlapping(path: str, sel: RowSelection, columns: list[str]) -> int:
+    """Data pages of flat columns with an OffsetIndex whose rows meet the selection
+    (from the page locations, one page at a time)."""
+    footer = read_footer(path)
+    total = 0
+    with open(path, "rb") as f:
+        region = PageIndexRegion(f, footer)
+        for leaf in footer.columns:
+            if leaf.path[0] not in columns or len(leaf.path) != 1 or leaf.max_repetition_level:
+                continue
+            for g in sel.row_groups:
+                _, oi = region.read_page_index(footer, g, leaf.index)
+                if oi is None:
+                    continue
+                rows = footer.row_groups[g].num_rows
+                firsts = [loc.first_row_index for loc in oi.page_locations] + [rows]
+                total += sum(any(a < hi and lo < b for a, b in sel.ranges[g])
+                             for lo, hi in zip(firsts, firsts[1:], strict=False))
+    return total
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -117,8 +144,11 @@ def test_read_where_equals_whole_read_filtered(tmp_path, data, made, query, sema
     pred = parse(query)
     want = _expected(path, sel, table.column_names)
     want = want.filter(filter_mask(pred, want, semantics)) if want.num_rows else want
-    got = SelectionReader(path).read_where(sel, pred, semantics)
+    reader = SelectionReader(path)
+    got = reader.read_where(sel, pred, semantics)
     _same(got, want)
+    # Each selected row group counted once, though the other columns are a second read.
+    assert reader.counts().row_groups == len(sel.row_groups)
 
 
 def test_read_where_constants_and_missing_columns(tmp_path) -> None:

@@ -11,12 +11,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nanstats.parquet.page_reader import ReadCounts, SelectionReader
 from nanstats.parquet.reading import selection_bytes
 from nanstats.prune.parser import parse
 from nanstats.prune.results import RowSelection
 from nanstats.spark import plan_scan, read
-from nanstats.spark.arrow_scan import bytes_read, deal
-from nanstats.spark.scan import ARROW_FIXED_VALUES, ScanPlan, choose_method
+from nanstats.spark.arrow_scan import bytes_read, counts_since, deal, read_counts
+from nanstats.spark.scan import (
+    ARROW_FIXED_VALUES,
+    ARROW_TASK_VALUES,
+    ScanPlan,
+    arrow_tasks,
+    arrow_values,
+    choose_method,
+)
 from nanstats.spark.sql import to_spark_sql
 
 
@@ -51,6 +59,21 @@ def test_cost_rule_takes_arrow_only_when_few_rows_are_kept_of_large_files() -> N
     kept = 3_000_000
     assert choose_method(_plan(kept, 20_000_000), 2) == "arrow"
     assert choose_method(_plan(kept, 20_000_000), 40) == "native"
+
+
+def test_task_rule_splits_only_reads_that_pay_for_another_worker() -> None:
+    total = 50_000_000
+    # One predicate column of eight: a kept row costs 1 + 0.5 x 7 values.
+    assert arrow_values(_plan(1_000, total), 8) == 1_000 * 4.5
+    per_task = ARROW_TASK_VALUES / 4.5
+    assert arrow_tasks(_plan(10, total), 8, 2) == 1
+    assert arrow_tasks(_plan(int(per_task * 1.9), total), 8, 2) == 1
+    assert arrow_tasks(_plan(int(per_task * 2.1), total), 8, 2) == 2
+    assert arrow_tasks(_plan(int(per_task * 2.1), total), 8, 1) == 1
+    assert arrow_tasks(_plan(total, total), 8, 64) == int(total * 4.5 // ARROW_TASK_VALUES)
+    assert arrow_tasks(_plan(total, total), 8, 3) == 3
+    # Fewer columns, fewer values: the same rows may stay one task.
+    assert arrow_tasks(_plan(int(per_task * 2.1), total), 1, 2) == 1
 
 
 def test_cost_rule_takes_arrow_when_spark_sql_cannot_say_it() -> None:
@@ -88,6 +111,29 @@ def test_arrow_path_counts_the_bytes_its_workers_read(spark, paged_lake) -> None
     # The filter column's kept pages at least (plus footers, page indexes and
     # the other columns where rows passed), never the whole files.
     assert pages <= counted < files
+
+
+def test_arrow_path_counts_files_row_groups_and_pages_as_its_readers_do(spark, paged_lake
+                                                                          ) -> None:
+    """The workers' counts, gathered per file, equal fresh readers' counts of the same reads."""
+    query = "x < -20 or (k > 39000 and k < 39100)"  # the first and the last row group
+    plan = plan_scan(paged_lake, query)
+    assert arrow_tasks(plan, 4, 2) == 1  # a small read: one task, one read_where a file
+    before = read_counts(spark)
+    rows = read(spark, paged_lake, query, scan_plan=plan, method="arrow").count()
+    got = counts_since(spark, before)
+    schema = spark.read.parquet(paged_lake).schema
+    want = ReadCounts()
+    for path, sel in plan.selections.items():
+        reader = SelectionReader(path)
+        day = {"day": pa.scalar(int(path.split("day=")[1][0]), pa.int32())}
+        reader.read_where(sel, parse(query), "spark", schema.names, day)
+        want += reader.counts()
+    assert rows > 0 and got.files == want.files == len(plan.selections) == 2
+    assert (got.row_groups, got.pages) == (want.row_groups, want.pages)
+    assert got.row_groups == 4 < sum(papq.ParquetFile(p).num_row_groups for p in plan.selections)
+    # Footers and page indexes are read once a worker: at most the fresh readers' bytes.
+    assert 0 < got.bytes <= want.bytes
 
 
 def test_arrow_path_returns_sparks_rows_with_partition_values(spark, paged_lake) -> None:
