@@ -208,6 +208,7 @@ def breakdown(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
     import nanstats.spark
     from nanstats.spark.arrow_scan import arrow_frame
     from nanstats.spark.native_scan import lake_schema, native_frame, plan_key_ranges
+    from nanstats.spark.scan import arrow_tasks
 
     index = nanstats.spark.load_index(spark, paths["index"]).toArrow()
     upgraded = paths["upgraded"]
@@ -259,7 +260,7 @@ def breakdown(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
         if rows != reader.parquet(*files).count():
             raise AssertionError(f"the always-true condition dropped rows: {trivial}")
         arrow_frame_s, adf = best(lambda plan=plan, schema=schema: arrow_frame(
-            spark, upgraded, plan, schema))
+            spark, upgraded, plan, schema, tasks=arrow_tasks(plan, len(schema.fields), cores)))
         arrow_count_s, _ = best(lambda adf=adf: adf.count())
         print(f"{q:<56} {plan_s:>6.3f} {keys_s:>6.3f} {frame_s - keys_s:>6.3f} "
               f"{count_s:>6.3f} {bare_s:>9.3f} {count_s - bare_s:>6.3f} | "

@@ -2,7 +2,8 @@
 
 The plan's row groups are dealt to tasks (balanced by the rows each keeps;
 as many tasks as Spark has cores for a large read, fewer for a small one:
-:func:`nanstats.spark.scan.arrow_tasks`); each task reads, with the
+:func:`nanstats.spark.scan.arrow_tasks`, which ``nanstats.spark.read``
+applies); each task reads, with the
 :class:`~nanstats.parquet.page_reader.SelectionReader` its Python worker
 keeps per file, the planned pages of the predicate's columns only, applies
 the exact filter under the plan's semantics (which Spark SQL need not be
@@ -181,21 +182,19 @@ def arrow_frame(spark: Any, root: str | os.PathLike[str], plan: Any, schema: Any
     """A DataFrame of the plan's rows, read by pyarrow on the executors (see the module example).
 
     ``schema`` is Spark's schema of the whole lake (partition columns included);
-    ``tasks`` how many tasks read (default: :func:`nanstats.spark.scan.arrow_tasks`).
+    ``tasks`` how many tasks read (default: one per core;
+    :func:`nanstats.spark.read` gives :func:`nanstats.spark.scan.arrow_tasks`).
     """
     from pyspark.sql.pandas.types import to_arrow_schema
 
     from nanstats.spark.native_scan import empty_frame
-    from nanstats.spark.scan import arrow_tasks
 
     arrow_schema = to_arrow_schema(schema)
     pieces = [{**t, "rows": sum(b - a for a, b in json.loads(t["ranges"]))}
               for t in plan.tasks()]
     if not pieces:
         return empty_frame(spark, schema)
-    if tasks is None:
-        tasks = arrow_tasks(plan, len(schema.fields), spark.sparkContext.defaultParallelism)
-    groups = deal(pieces, tasks)
+    groups = deal(pieces, spark.sparkContext.defaultParallelism if tasks is None else tasks)
     text, sem, path = plan.predicate, profile(plan.semantics), os.fspath(root)
     acc = _accumulator(spark)
 

@@ -347,7 +347,8 @@ def read(spark: Any, path: str, predicate: Expr | str,
         method = choose_method(scan_plan, len(schema.fields))
     if method == "native":
         return native_frame(spark, path, scan_plan, schema=schema)
-    return arrow_frame(spark, path, scan_plan, schema)
+    return arrow_frame(spark, path, scan_plan, schema, tasks=arrow_tasks(
+        scan_plan, len(schema.fields), spark.sparkContext.defaultParallelism))
 
 
 #: The pyarrow path's extra fixed cost (a Python job's set-up on top of a JVM
