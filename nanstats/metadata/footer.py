@@ -68,7 +68,9 @@ class Footer:
     """A decoded, checked footer and where it lies in the file.
 
     ``metadata`` is the Thrift ``FileMetaData``; the accessors below reach
-    its row groups, schema and column chunks, typed.
+    its row groups, schema and column chunks, typed.  ``raw`` is its bytes as
+    read (what another Parquet reader can be given instead of reading them
+    again: :meth:`arrow_schema`).
 
     >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
@@ -88,6 +90,25 @@ class Footer:
     metadata_offset: int
     metadata_length: int
     columns: tuple[LeafColumn, ...]
+    raw: bytes = b""
+
+    def arrow_schema(self) -> Any:
+        """The file's schema as pyarrow reads it, from the footer's bytes (no read).
+
+        >>> import pyarrow as pa, pyarrow.parquet as papq, tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.parquet")
+        >>> papq.write_table(pa.table({"x": [1.0], "d": pa.array([1], pa.int8()).dictionary_encode()}),
+        ...                  path)
+        >>> read_footer(path).arrow_schema() == papq.ParquetFile(path).schema_arrow
+        True
+        """
+        import pyarrow as pa
+        import pyarrow.parquet as papq
+
+        if not self.raw:
+            raise ValueError(f"{self.path}: the footer's bytes were not kept")
+        tail = self.raw + len(self.raw).to_bytes(4, "little") + MAGIC
+        return papq.ParquetFile(pa.BufferReader(MAGIC + tail)).schema_arrow
 
     @property
     def num_row_groups(self) -> int:
@@ -221,7 +242,8 @@ def _read(f: IO[bytes], path: str) -> Footer:
         raise ParquetFormatError(f"footer length {length} does not fit in a file of {size} bytes",
                                  path=path, offset=size - TAIL)
     f.seek(start)
-    meta, used = decode(pq.FileMetaData, f.read(length), path=path, offset=start)
+    raw = f.read(length)
+    meta, used = decode(pq.FileMetaData, raw, path=path, offset=start)
     if meta.encryption_algorithm is not None:
         # The plaintext-footer mode: FileMetaData names the algorithm and is
         # followed by its signature (nonce and tag), so the lengths differ.
@@ -232,7 +254,7 @@ def _read(f: IO[bytes], path: str) -> Footer:
                                  path=path, offset=start)
     columns = _leaves(meta, path, start)
     _check_row_groups(meta, len(columns), path, start)
-    return Footer(path, size, meta, start, length, columns)
+    return Footer(path, size, meta, start, length, columns, bytes(raw))
 
 
 def _leaves(meta: pq.FileMetaData, path: str, at: int) -> tuple[LeafColumn, ...]:

@@ -36,14 +36,16 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from nanstats.lake.fs import FileCache, Location, Target, remote_errors, resolve
+from nanstats.lake.fs import FileCache, Location, RemoteFile, Target, remote_errors, resolve
 from nanstats.metadata.footer import Footer, LeafColumn, read_footer
 from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.pages import chunk_range
@@ -155,19 +157,44 @@ class SelectionReader:
     """One Parquet file opened for reading selections (see the module example).
 
     The page index is read and decoded once, when first needed; each
-    chunk's page table once, when first read.
+    chunk's page table once, when first read.  A caller that has read the
+    footer (and the page index) already, a planner say, passes them: they
+    are not read again.  A remote file is opened once for all the reader's
+    reads (its last 64 KiB fetched at most once).
     """
 
-    def __init__(self, path: Target, filesystem: Any = None) -> None:
+    def __init__(self, path: Target, filesystem: Any = None, *, footer: Footer | None = None,
+                 region: PageIndexRegion | None = None) -> None:
         self.where: Location = resolve(path, filesystem)
-        self.footer: Footer = read_footer(self.where)
+        self._remote: RemoteFile | None = None
+        self._lock = threading.Lock()
+        self.bytes_read = 0
+        if footer is None:
+            with self._open() as f:
+                footer = read_footer(f)
+            self.bytes_read += int(footer.metadata_length) + 8  # the footer and its tail
+        self.footer: Footer = footer
         self.leaves: dict[str, LeafColumn] = {leaf.name: leaf for leaf in self.footer.columns}
-        self.bytes_read = int(self.footer.metadata_length) + 8  # the footer and its tail
         self.pages_read = 0
         self.row_groups_read = 0
         self._pf: Any = None
-        self._region: PageIndexRegion | None = None
+        self._schema: Any = None
+        self._region: PageIndexRegion | None = region
         self._pages: dict[tuple[int, int], ChunkPages | None] = {}
+
+    @contextmanager
+    def _open(self) -> Iterator[BinaryIO]:
+        """The file for ``seek``/``read``: a local file opened for the call, a remote
+        one opened once and kept (see :meth:`nanstats.lake.fs.Location.open_reader`)."""
+        with remote_errors(self.where):
+            if self.where.is_local:
+                with open(self.where.path, "rb") as f:
+                    yield f
+                return
+            with self._lock:  # one position for all: one read at a time
+                if self._remote is None:
+                    self._remote = RemoteFile(self.where.open_input_file(), self.where.uri)
+                yield cast(BinaryIO, self._remote)
 
     @property
     def parquet_file(self) -> Any:
@@ -182,8 +209,10 @@ class SelectionReader:
 
     @property
     def arrow_schema(self) -> Any:
-        """The file's schema as Arrow reads it."""
-        return self.parquet_file.schema_arrow
+        """The file's schema as Arrow reads it (from the footer's bytes)."""
+        if self._schema is None:
+            self._schema = self.footer.arrow_schema()
+        return self._schema
 
     def chunk_pages(self, f: Any, g: int, leaf: LeafColumn) -> ChunkPages | None:
         """The page table of one chunk, or None when it cannot be read page by page
@@ -245,7 +274,7 @@ class SelectionReader:
         """
         names = list(self.arrow_schema.names) if columns is None else list(columns)
         total = 0
-        with remote_errors(self.where), self.where.open_reader() as f:
+        with self._open() as f:
             for g in selection.row_groups:
                 for name in names:
                     leaf = self.leaves.get(name)
@@ -276,7 +305,7 @@ class SelectionReader:
         groups = list(selection.row_groups)
         if not groups:
             return pa.schema(fields).empty_table()
-        with remote_errors(self.where), self.where.open_reader() as f:
+        with self._open() as f:
             arrays = [self._read_column(f, name, field, selection, groups, touched)
                       for name, field in zip(names, fields, strict=True)]
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields))

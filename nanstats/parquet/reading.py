@@ -25,6 +25,7 @@ from nanstats.lake.fs import Target, remote_errors, resolve
 from nanstats.parquet.page_reader import SelectionReader
 from nanstats.prune.expressions import Expr
 from nanstats.prune.files import pages
+from nanstats.prune.parquet_source import FileSource
 from nanstats.prune.parser import as_predicate
 from nanstats.prune.profiles import EngineProfile, profile
 from nanstats.prune.results import RowSelection
@@ -113,6 +114,9 @@ def read_table(path: Target, filter: Expr | str | None = None, *,
             return papq.read_table(where.path, columns=columns,
                                    filesystem=None if where.is_local else where.filesystem)
     pred = as_predicate(filter)
-    selection = pages(where, pred, semantics=prof)
-    # The filter's columns first; the others only where rows passed.
-    return SelectionReader(where).read_where(selection, pred, prof, columns)
+    source = FileSource(where, pred.columns())
+    selection = pages(source, pred, semantics=prof)
+    # The filter's columns first; the others only where rows passed.  The
+    # footer and page index the plan read are not read again.
+    reader = SelectionReader(where, footer=source.footer, region=source.region())
+    return reader.read_where(selection, pred, prof, columns)

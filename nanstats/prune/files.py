@@ -74,22 +74,24 @@ def row_groups(path: Target, predicate: Expr | str, *,
             if may_match(pred, src.chunk_env(g, names), prof)]
 
 
-def _plan(path: Target, predicate: Expr | str, semantics: str | EngineProfile, detail: bool,
+def _plan(path: Target | FileSource, predicate: Expr | str, semantics: str | EngineProfile, detail: bool,
           filesystem: Any = None) -> PruneReport:
     pred = as_predicate(predicate)
     prof = profile(semantics)
-    src = FileSource(path, pred.columns(), filesystem=filesystem)
+    src = path if isinstance(path, FileSource) else FileSource(path, pred.columns(),
+                                                                 filesystem=filesystem)
     return plan(src, _bound(src, pred, prof), prof, detail=detail, name=src.path)
 
 
-def pages(path: Target, predicate: Expr | str, *,
+def pages(path: Target | FileSource, predicate: Expr | str, *,
           semantics: str | EngineProfile = DEFAULT_SEMANTICS,
           filesystem: Any = None) -> RowSelection:
     """The rows of a file (as row ranges per row group) that may satisfy the predicate.
 
     Uses the footer statistics, then every ColumnIndex/OffsetIndex of the
     columns the predicate reads; a column without a page index counts as one
-    page per row group.
+    page per row group.  ``path`` may be a :class:`FileSource` already open
+    (its footer and page index are then not read again).
 
     >>> import numpy as np, pyarrow as pa, tempfile, os
     >>> from nanstats.parquet.writing import write_table

@@ -122,6 +122,39 @@ def test_read_table_with_a_predicate(s3, big_file):
     assert npq.read_table(f"s3a://{s3.bucket}/lake/big.parquet", columns=["x"]).num_rows == ROWS
 
 
+def test_read_table_reads_footer_and_page_index_once(s3, big_file):
+    _put(s3, "lake/big.parquet", big_file.read_bytes())
+    fs, counter = _counted(s3)
+    got = npq.read_table(f"{s3.bucket}/lake/big.parquet", "x > 199985", filesystem=fs)
+    assert got.num_rows == 14
+    # The plan: one open, the magic, the last 64 KiB (footer and page index).  The
+    # reader, given both: one open, then per column its dictionary page and one
+    # run of pages (x's last pages; s's pages where the 14 rows are).
+    assert dict(counter.requests) == {"open": 2, "read": 2 + 2 * 2}
+
+
+def test_a_remote_reader_shared_by_threads_reads_right(s3, big_file):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from nanstats.parquet.page_reader import SelectionReader
+    from nanstats.prune.results import RowSelection
+
+    uri = _put(s3, "lake/big.parquet", big_file.read_bytes())
+    remote, local = SelectionReader(uri), SelectionReader(str(big_file))
+    # Many small reads at once: each one a seek and a read of the shared file.
+    selections = [RowSelection({g: ((a, a + 10), (a + 30_000, a + 30_010))}, ROWS)
+                  for g in range(4) for a in range(0, 20_000, 1_000)] * 3
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two steps
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(remote.read, selections))
+    finally:
+        sys.setswitchinterval(interval)
+    for sel, table in zip(selections, got, strict=True):
+        assert table.equals(local.read(sel))
+
+
 def test_missing_keys_buckets_and_unknown_schemes_name_the_uri(s3):
     missing = f"s3://{s3.bucket}/lake/nope.parquet"
     with pytest.raises(FileNotFoundError, match="nope.parquet"):
