@@ -26,15 +26,17 @@ widened bounds stay correct) passes over the pages that cannot match.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from nanstats.core.abstraction import ColumnAbstract
 from nanstats.prune.abstract import truth
 from nanstats.prune.abstract_arrays import AbstractArrays, Unsupported, may_be_true
-from nanstats.prune.constraints import Need, necessary
+from nanstats.prune.constraints import Key, Need, necessary
 from nanstats.prune.expressions import Expr
 from nanstats.prune.page_search import ValueInterval, search_pages
 from nanstats.prune.profiles import EngineProfile, profile
@@ -50,6 +52,11 @@ from nanstats.prune.results import (
 from nanstats.prune.source import StatisticsSource
 
 __all__ = ["plan"]
+
+Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+S = TypeVar("S", bound=Sequence)  # type: ignore[type-arg]
+V = TypeVar("V")
 
 
 def _describe(env: dict[str, ColumnAbstract]) -> str:
@@ -86,12 +93,95 @@ class _ColumnPages:
     starts: Sequence[int]
     abstracts: Sequence[ColumnAbstract]
     search: ColumnSearch
-    candidate: list[bool]
+    candidate: Sequence[bool] | Bools
 
 
 def _interval(need: Need) -> ValueInterval:
     return ValueInterval(need.lo, need.hi, lo_inclusive=need.lo_inclusive,
                          hi_inclusive=need.hi_inclusive)
+
+
+class _ByIdentity(Generic[S, V]):
+    """Values built from sequences, kept by the sequence's identity (the sequence
+    is held, so its id stays its own): a source's page index, turned into arrays
+    once for all the plans over it.  Only sequences of ``min_len`` or more are
+    kept (a page index worth keeping), ``limit`` of them (then it starts again).
+    """
+
+    def __init__(self, build: Callable[[S], V], limit: int = 20_000, min_len: int = 8) -> None:
+        self._build, self._limit, self._min_len = build, limit, min_len
+        self._kept: dict[int, tuple[S, V]] = {}
+
+    def __call__(self, seq: S) -> V:
+        hit = self._kept.get(id(seq))
+        if hit is not None and hit[0] is seq:
+            return hit[1]
+        value = self._build(seq)
+        if len(seq) >= self._min_len:
+            if len(self._kept) >= self._limit:
+                self._kept.clear()
+            self._kept[id(seq)] = (seq, value)
+        return value
+
+
+def _float_keys(keys: Sequence[tuple[Key, Key] | None]) -> tuple[Ints, Ints, Bools]:
+    """Pages' float (min, max) totalOrder keys as arrays, and which pages have them."""
+    n = len(keys)
+    lo, hi, has = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, np.bool_)
+    for i, k in enumerate(keys):
+        if k is not None:
+            lo[i], hi[i] = k
+            has[i] = True
+    return lo, hi, has
+
+
+def _starts_array(starts: Sequence[int]) -> tuple[Ints, bool]:
+    """Pages' first rows as an array, and whether they ascend (and there are any)."""
+    x = np.asarray(starts, dtype=np.int64)
+    return x, len(x) > 0 and not (len(x) > 1 and bool(np.any(np.diff(x) < 0)))
+
+
+#: Page abstractions (and float page keys, and first rows) as arrays, by their sequence.
+_arrays: _ByIdentity[Sequence[ColumnAbstract], AbstractArrays] = _ByIdentity(AbstractArrays.of)
+_key_arrays: _ByIdentity[Sequence[tuple[Key, Key] | None], tuple[Ints, Ints, Bools]] = \
+    _ByIdentity(_float_keys)
+_starts: _ByIdentity[Sequence[int], tuple[Ints, bool]] = _ByIdentity(_starts_array)
+
+
+def _special(need: Need, a: AbstractArrays) -> Bools:
+    """Pages that may hold a NaN or a null the need admits (found from the counts)."""
+    out = np.zeros(len(a.may_value), dtype=np.bool_)
+    if need.pos_nan:
+        out |= a.may_pos_nan
+    if need.neg_nan:
+        out |= a.may_neg_nan
+    if need.null:
+        out |= a.may_null
+    return out
+
+
+def _admitted(need: Need, a: AbstractArrays, keys: tuple[Ints, Ints, Bools]) -> Bools:
+    """:meth:`Need.admits` of every page at once (float pages, their keys as arrays)."""
+    lo, hi, has = keys
+    ok = a.may_value & ~has  # a number of unknown bounds
+    if need.values:
+        fits = a.may_value & has
+        if need.hi is not None:
+            fits &= (lo < need.hi) | ((lo == need.hi) & need.hi_inclusive)
+        if need.lo is not None:
+            fits &= (hi > need.lo) | ((hi == need.lo) & need.lo_inclusive)
+        ok |= fits
+    return ok | _special(need, a)
+
+
+def _page_arrays(ps: PageStats) -> tuple[AbstractArrays, tuple[Ints, Ints, Bools]] | None:
+    """A float column's page abstractions and keys as arrays, None when not expressible."""
+    if ps.kind != "float" or ps.keys is None or len(ps.abstracts) < 8:
+        return None
+    try:
+        return _arrays(ps.abstracts), _key_arrays(ps.keys)
+    except (Unsupported, TypeError, OverflowError):
+        return None
 
 
 def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred: Expr,
@@ -127,21 +217,34 @@ def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred:
                 for i in found.pages:
                     cand[i] = True
             # NaN and null pages are found from the counts, not the bounds.
-            for i, p in enumerate(pages):
-                if not cand[i] and ((need.pos_nan and p.may_pos_nan)
-                                    or (need.neg_nan and p.may_neg_nan)
-                                    or (need.null and p.may_null)):
-                    cand[i] = True
+            arrays = _page_arrays(ps)
+            if arrays is not None:
+                marks = np.zeros(n, dtype=np.bool_)
+                if need.values:
+                    marks[list(found.pages)] = True
+                marks |= _special(need, arrays[0])
+                return _ColumnPages(ps.starts, pages, ColumnSearch(
+                    name, n, "binary", found.steps if need.values else 0, int(marks.sum()), note),
+                    marks)
+            else:
+                for i, p in enumerate(pages):
+                    if not cand[i] and ((need.pos_nan and p.may_pos_nan)
+                                        or (need.neg_nan and p.may_neg_nan)
+                                        or (need.null and p.may_null)):
+                        cand[i] = True
             return _ColumnPages(ps.starts, pages, ColumnSearch(
                 name, n, "binary", found.steps if need.values else 0, sum(cand), note), cand)
         note = "bounds not sorted as the index claims; searched linearly"
     if need is None:
         return _ColumnPages(ps.starts, pages, ColumnSearch(
             name, n, "linear", n, n, note or "no interval to search for"), [True] * n)
-    cand = []
-    for i, p in enumerate(pages):
-        key = ps.keys[i] if ps.keys is not None else None
-        cand.append(need.admits(p, key))
+    arrays = _page_arrays(ps)
+    if arrays is not None:
+        admitted = _admitted(need, *arrays)
+        return _ColumnPages(ps.starts, pages, ColumnSearch(
+            name, n, "linear", n, int(admitted.sum()), note), admitted)
+    cand = [need.admits(p, ps.keys[i] if ps.keys is not None else None)
+            for i, p in enumerate(pages)]
     return _ColumnPages(ps.starts, pages, ColumnSearch(name, n, "linear", n, sum(cand), note),
                         cand)
 
@@ -154,24 +257,6 @@ def _merge(ranges: list[tuple[int, int]]) -> Ranges:
         else:
             out.append([a, b])
     return tuple((a, b) for a, b in out)
-
-
-#: Page abstractions as arrays, by id() of their sequence (held, so the id stays theirs).
-_ARRAYS: dict[int, tuple[Sequence[ColumnAbstract], AbstractArrays]] = {}
-_ARRAYS_KEPT = 20_000  # sequences; the cache starts again beyond
-
-
-def _arrays(abstracts: Sequence[ColumnAbstract]) -> AbstractArrays:
-    """The arrays of a column chunk's page abstractions, built once per sequence of pages."""
-    hit = _ARRAYS.get(id(abstracts))
-    if hit is not None and hit[0] is abstracts:
-        return hit[1]
-    arrays = AbstractArrays.of(abstracts)
-    if len(abstracts) >= 8:  # a page index worth keeping (sources keep theirs)
-        if len(_ARRAYS) >= _ARRAYS_KEPT:
-            _ARRAYS.clear()
-        _ARRAYS[id(abstracts)] = (abstracts, arrays)
-    return arrays
 
 
 def _batch_verdicts(groups: list[tuple[dict[str, _ColumnPages], int]], pred: Expr,
@@ -192,10 +277,11 @@ def _batch_verdicts(groups: list[tuple[dict[str, _ColumnPages], int]], pred: Exp
     offsets = dict.fromkeys(names, 0)
     arrays: dict[str, list[AbstractArrays]] = {n: [] for n in names}
     for cols, rows in groups:
-        starts = {n: np.asarray(c.starts, dtype=np.int64) for n, c in cols.items()}
-        if any(len(x) == 0 or (len(x) > 1 and bool(np.any(np.diff(x) < 0)))
-               for x in starts.values()):
-            return None
+        starts = {}
+        for n, c in cols.items():
+            starts[n], ascending = _starts(c.starts)
+            if not ascending:
+                return None
         cuts = np.unique(np.concatenate([*starts.values(),
                                          np.array([0, rows], dtype=np.int64)]))
         cut_list.append(cuts)

@@ -6,11 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nanstats.core.abstraction import ColumnAbstract
 from nanstats.core.floats import float_key
+from nanstats.prune.constraints import Need
 from nanstats.prune.expressions import col, is_nan
-from nanstats.prune.planner import plan
+from nanstats.prune.planner import _admitted, _page_arrays, plan
 from nanstats.prune.results import PageStats
 from nanstats.prune.source import StatisticsSource
 from nanstats.prune.sources import StatsSource
@@ -121,3 +124,33 @@ def test_plan_totals_and_skipped_row_groups() -> None:
     assert [d.kept for d in report.row_groups] == [False, False, True]
     assert report.row_groups[2].segments == ()  # detail=False keeps no segments
     assert str(report).startswith("t: (x >= 25.0) under ieee: read 5 of 30 rows")
+
+
+_VALUES = st.sampled_from([-np.inf, -3.5, -0.0, 0.0, 1.0, 2.5, 7.0, np.inf])
+
+
+@st.composite
+def _page(draw: st.DrawFn) -> tuple[ColumnAbstract, tuple[int, int] | None]:
+    """A float page's abstraction and its bound keys (None: a page of nulls or NaNs only)."""
+    null, pos, neg = draw(st.booleans()), draw(st.booleans()), draw(st.booleans())
+    if draw(st.integers(0, 4)) == 0:
+        return ColumnAbstract.only_nan(pos=pos, neg=neg, may_null=null), None
+    lo, hi = sorted([draw(_VALUES), draw(_VALUES)], key=float_key)
+    page = ColumnAbstract.of_range(lo, hi, may_null=null, may_pos_nan=pos, may_neg_nan=neg)
+    return page, (float_key(lo), float_key(hi))
+
+
+@settings(max_examples=300, deadline=None)
+@given(pages=st.lists(_page(), min_size=8, max_size=40),
+       need=st.builds(Need, st.booleans(), st.none() | _VALUES.map(float_key), st.booleans(),
+                      st.none() | _VALUES.map(float_key), st.booleans(), st.booleans(),
+                      st.booleans(), st.booleans()))
+def test_pages_judged_at_once_as_one_at_a_time(pages, need) -> None:
+    """The array form of a column's linear page search keeps exactly the pages
+    ``Need.admits`` keeps, one by one."""
+    abstracts = [p for p, _ in pages]
+    keys = [k for _, k in pages]
+    ps = PageStats(list(range(0, 10 * len(pages), 10)), abstracts, keys, "UNORDERED")
+    arrays = _page_arrays(ps)
+    assert arrays is not None
+    assert _admitted(need, *arrays).tolist() == [need.admits(p, k) for p, k in pages]
