@@ -272,8 +272,10 @@ class RemoteFile:
 
     The first read that touches the last :data:`TAIL_BYTES` of the file
     fetches all of them in one request, and later reads there (the rest of
-    the footer, the page index) cost nothing; every other read is one ranged
-    request.  ``requests`` and ``bytes_read`` count what was fetched.
+    the footer, the page index) cost nothing; ranges fetched with
+    :meth:`keep` are served from memory too until :meth:`forget`; every
+    other read is one ranged request.  ``requests`` and ``bytes_read`` count
+    what was fetched.
 
     >>> import pyarrow as pa
     >>> f = RemoteFile(pa.BufferReader(b"PAR1" + bytes(100) + b"PAR1"), "mem://x")
@@ -281,6 +283,11 @@ class RemoteFile:
     (b'PAR1', 1, 108)
     >>> _ = f.seek(0); f.read(4), f.requests
     (b'PAR1', 1)
+    >>> g = RemoteFile(pa.BufferReader(bytes(1000)), "mem://y", tail_bytes=8)
+    >>> g.keep(10, 20) == bytes(20), g.requests
+    (True, 1)
+    >>> _ = g.seek(15); g.read(5) == bytes(5), g.requests    # kept: no request
+    (True, 1)
     """
 
     def __init__(self, native: Any, name: str, tail_bytes: int = TAIL_BYTES) -> None:
@@ -289,6 +296,7 @@ class RemoteFile:
         self._size = int(native.size())
         self._tail_start = max(0, self._size - tail_bytes)
         self._tail: bytes | None = None
+        self._kept: list[tuple[int, bytes]] = []
         self._pos = 0
         self.requests = 0
         self.bytes_read = 0
@@ -319,12 +327,28 @@ class RemoteFile:
         self.bytes_read += len(data)
         return data
 
+    def keep(self, offset: int, length: int) -> bytes:
+        """The bytes at ``offset``, fetched in one request and kept: later reads within
+        them cost nothing (a chunk's page headers, then its values read by pyarrow)."""
+        self.seek(offset)
+        data = self.read(length)
+        self._kept.append((offset, data))
+        return data
+
+    def forget(self) -> None:
+        """Drop the ranges :meth:`keep` kept."""
+        self._kept.clear()
+
     def read(self, n: int = -1) -> bytes:
         """Up to ``n`` bytes from the current position (all that is left with -1)."""
         lo = min(self._pos, self._size)
         hi = self._size if n is None or n < 0 else min(self._size, lo + n)
         if hi <= lo:
             return b""
+        for start, kept in self._kept:
+            if start <= lo and hi <= start + len(kept):
+                self._pos = hi
+                return kept[lo - start:hi - start]
         if hi <= self._tail_start:
             data = self._fetch(lo, hi - lo)
         else:
@@ -339,6 +363,19 @@ class RemoteFile:
     def close(self) -> None:
         """Close the underlying file."""
         self._file.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the underlying file is closed (a file object's attribute, for pyarrow)."""
+        return bool(self._file.closed)
+
+    def readable(self) -> bool:
+        """True: a file for reading (for pyarrow's ``PythonFile``)."""
+        return True
+
+    def seekable(self) -> bool:
+        """True: reads may start anywhere (for pyarrow's ``PythonFile``)."""
+        return True
 
     def __enter__(self) -> RemoteFile:
         return self

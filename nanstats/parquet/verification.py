@@ -86,6 +86,7 @@ from typing import IO, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
 from nanstats.core.floats import FloatType
 from nanstats.core.rules import (
@@ -99,7 +100,7 @@ from nanstats.core.rules import (
     order_keys,
 )
 from nanstats.core.stats import ColumnStats
-from nanstats.lake.fs import Target, remote_errors, resolve
+from nanstats.lake.fs import RemoteFile, Target, remote_errors, resolve
 from nanstats.metadata.convert import WrittenStatistics, written_statistics
 from nanstats.metadata.footer import (
     ColumnOrderKind,
@@ -371,11 +372,16 @@ def verify(path: Target, *, filesystem: Any = None) -> list[Violation]:
             return []
         refuse_encrypted(footer, "nanstats cannot decode its pages")
         region = PageIndexRegion(f, footer)
-        with open_parquet_file(where) as parquet_file:
+        # A remote file: pyarrow reads through the same file, so the float chunks
+        # fetched for their page headers are decoded from memory (one request each).
+        source = None if where.is_local else pa.PythonFile(f, mode="r")
+        with open_parquet_file(where, source) as parquet_file:
             found: list[Violation] = []
             for g in range(footer.num_row_groups):
                 found += _verify_row_group(f, parquet_file, footer, region, g, leaves,
                                            not where.is_local)
+                if isinstance(f, RemoteFile):
+                    f.forget()
     return found
 
 
@@ -385,8 +391,12 @@ def _chunk_pages(f: IO[bytes], footer: Footer, g: int, leaf: int, remote: bool) 
     if not remote:
         return read_pages(f, footer, g, leaf)
     start, length = chunk_range(footer, g, leaf)
-    f.seek(start)
-    return pages_from_bytes(f.read(length), start, footer, g, leaf)
+    if isinstance(f, RemoteFile):
+        data = f.keep(start, length)
+    else:
+        f.seek(start)
+        data = f.read(length)
+    return pages_from_bytes(data, start, footer, g, leaf)
 
 
 def _verify_row_group(f: IO[bytes], parquet_file: Any, footer: Footer,
