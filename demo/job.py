@@ -211,7 +211,12 @@ def _console() -> Any:
     try:
         from rich.console import Console
 
-        return Console()
+        console = Console()
+        if not console.is_terminal and "COLUMNS" not in os.environ:
+            # Written to a file or a pipe (CI logs, ``| tee``): rich would wrap the
+            # query table at 80 columns; a log has room for all of it.
+            console = Console(width=150)
+        return console
     except ImportError:  # pragma: no cover - rich is a dependency of the demo
         return None
 
