@@ -223,16 +223,19 @@ def breakdown(spark: Any, paths: dict[str, str], queries: list[str], repeat: int
 
     cores = spark.sparkContext.defaultParallelism
     empty = spark.range(0, cores, 1, cores)
+    single = spark.range(0, 1, 1, 1)
     for _ in range(repeat):  # warm: the JVM's code and the Python workers
         spark.range(1).count()
         empty.mapInArrow(_no_rows, empty.schema).count()
+        single.mapInArrow(_no_rows, single.schema).count()
     floor, _ = best(lambda: spark.range(1).count())
     inference, _ = best(lambda: spark.read.parquet(upgraded).schema)
     py_floor, _ = best(lambda: empty.mapInArrow(_no_rows, empty.schema).count())
+    py_one, _ = best(lambda: single.mapInArrow(_no_rows, single.schema).count())
     print(f"\nbest of {repeat}, in seconds; a trivial Spark job (count of one row): "
-          f"{floor:.3f}; a Python job of one task per core that reads nothing (the pyarrow "
-          f"path's floor): {py_floor:.3f}; the schema inference job a read without a "
-          f"schema runs: {inference:.3f}")
+          f"{floor:.3f}; a Python job that reads nothing (the pyarrow path's floor), of one "
+          f"task: {py_one:.3f}, of one task per core: {py_floor:.3f}; the schema inference "
+          f"job a read without a schema runs: {inference:.3f}")
     print("native path: plan, key ranges, DataFrame, count job, the same job without the "
           "exact filter, the filter's share; pyarrow path: DataFrame, count job")
     print(f"{'query':<56} {'plan':>6} {'keys':>6} {'frame':>6} {'count':>6} "
