@@ -15,8 +15,8 @@ weighs it against Spark's own reader.
 
 What the tasks read from the files, as their readers count it (files,
 row groups, data pages, bytes; page indexes and footers included in the
-bytes), goes to a session-wide accumulator, per file: :func:`read_counts`
-(and :func:`counts_since` for one action), since Spark's input metrics see
+bytes), goes to a session-wide accumulator, per file: :func:`nanstats.spark.arrow_scan.read_counts`
+(and :func:`nanstats.spark.arrow_scan.counts_since` for one action), since Spark's input metrics see
 only its own readers.
 
 >>> import os, tempfile, numpy as np, pyarrow as pa
@@ -80,7 +80,7 @@ def _accumulator(spark: Any) -> Any:
 
 def read_counts(spark: Any) -> PerFile:
     """Per file, the row groups, data pages and bytes the arrow path's tasks have
-    read in this session so far (a copy; see :func:`counts_since`).
+    read in this session so far (a copy; see :func:`nanstats.spark.arrow_scan.counts_since`).
 
     >>> from nanstats.spark.session import local_session
     >>> isinstance(read_counts(local_session()), dict)
@@ -90,7 +90,7 @@ def read_counts(spark: Any) -> PerFile:
 
 
 def counts_since(spark: Any, before: PerFile) -> ReadCounts:
-    """What the arrow path's tasks read since ``before`` (a :func:`read_counts`):
+    """What the arrow path's tasks read since ``before`` (a :func:`nanstats.spark.arrow_scan.read_counts`):
     files read, and their row groups, pages and bytes.
 
     >>> import os, tempfile, pyarrow as pa

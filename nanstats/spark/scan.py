@@ -410,7 +410,8 @@ def _predicate_columns(scan_plan: ScanPlan) -> int:
 
 
 def arrow_values(scan_plan: ScanPlan, num_columns: int | None = None) -> float:
-    """The values the pyarrow path decodes for a plan, by the rule of :func:`choose_method`:
+    """The values the pyarrow path decodes for a plan, by the rule of
+    :func:`nanstats.spark.scan.choose_method`:
     kept rows x (predicate columns + ARROW_LATE_SHARE x other columns).
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as papq
@@ -426,7 +427,7 @@ def arrow_values(scan_plan: ScanPlan, num_columns: int | None = None) -> float:
 
 def arrow_tasks(scan_plan: ScanPlan, num_columns: int | None, cores: int) -> int:
     """How many tasks the pyarrow path splits a plan into: one per
-    ``ARROW_TASK_VALUES`` values decoded (:func:`arrow_values`), at least one,
+    ``ARROW_TASK_VALUES`` values decoded (:func:`nanstats.spark.scan.arrow_values`), at least one,
     at most ``cores``.  A Python task costs a worker's set-up and competes with
     the JVM for the cores, so a small read is faster as one task.
 
