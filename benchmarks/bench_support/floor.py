@@ -9,7 +9,11 @@ bitmap go:
 
 - :func:`read2`: the values and the bitmap read, a min and a max a vector;
 - :func:`bitmap16`: each vector's validity bits widened to lanes, one blend,
-  one min and one max, and per page the two horizontal reductions.
+  one min and one max, and per page the two horizontal reductions;
+
+and one more read ceiling, :func:`read_or`: the OR-reduce of
+``compositions.read_ceiling`` with AVX2 and software prefetch (numpy's does
+not prefetch; the kernels do, and read faster than it).
 
 Both return the signed 16-bit min and max of the valid rows (the bits read
 as int16), checked by ``benchmarks/tests/test_floor.py``.
@@ -64,6 +68,8 @@ def _library() -> ctypes.CDLL:
     lib.ns_floor_bitmap16.argtypes = [ptr, ctypes.c_int64, ptr, ctypes.c_int64, ctypes.c_int64,
                                       ptr]
     lib.ns_floor_bitmap16.restype = None
+    lib.ns_floor_read_or.argtypes = [ptr, ctypes.c_int64]
+    lib.ns_floor_read_or.restype = ctypes.c_uint64
     return lib
 
 
@@ -91,6 +97,17 @@ def _check_bitmap(n: int, bitmap: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8
     if bitmap.size * 8 < n:
         raise ValueError(f"a bitmap of {bitmap.size} bytes is too short for {n} rows")
     return bitmap
+
+
+def read_or(values: npt.NDArray[np.generic]) -> int:
+    """The OR of every byte of ``values`` (as :func:`compositions.read_ceiling` gives
+    it), read with AVX2 and software prefetch: the read ceiling's faster candidate.
+
+    >>> read_or(np.array([1.0, -2.0])) == 0xfff0000000000000 if available() else True
+    True
+    """
+    data = np.ascontiguousarray(values).view(np.uint8)
+    return int(_library().ns_floor_read_or(data.ctypes.data, data.size))
 
 
 def read2(values: npt.NDArray[np.generic], bitmap: npt.NDArray[np.uint8]) -> tuple[int, int]:

@@ -42,3 +42,22 @@ def test_bad_input_is_named() -> None:
         floor.bitmap16(np.zeros(4, np.float32), np.zeros(1, np.uint8))
     with pytest.raises(ValueError, match="too short"):
         floor.bitmap16(np.zeros(9, np.int16), np.zeros(1, np.uint8))
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 127, 128, 129, 1000, 100_003])
+def test_read_or_is_the_or_of_every_byte(n: int) -> None:
+    from bench_support.compositions import read_ceiling
+
+    rng = np.random.default_rng(n)
+    values = rng.integers(0, 256, n, dtype=np.uint8)
+    if not floor.available():
+        with pytest.raises(floor.FloorUnavailable):
+            floor.read_or(values)
+        return
+    want = read_ceiling(values, None)
+    assert floor.read_or(values) == want
+    # One bit set anywhere, the rest zero: found wherever it is (head, body, tail).
+    for at in {0, n // 2, n - 1} if n else set():
+        one = np.zeros(n, np.uint8)
+        one[at] = 0x40
+        assert floor.read_or(one) == read_ceiling(one, None) != 0
