@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 from bench_support import floor
-from bench_support.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
+from bench_support.compositions import COMPOSITIONS, numpy_page_stats
 from bench_support.timing import best, best_interleaved
 
 import nanstats
@@ -103,7 +103,7 @@ def run_dtype(dtype: str, args: argparse.Namespace) -> list[dict[str, Any]]:
         record("summary", f"nanstats [{level}]", t, t_ns)
     _kernels.set_simd_level(before)
     record("summary", "read ceiling",
-           best(lambda: read_ceiling(values, valid), args.repeat), t_ns)
+           min(best(read, args.repeat) for read in floor.ceiling_reads(values)), t_ns)
     for name, fn in COMPOSITIONS.items():
         record("summary", name, best(lambda fn=fn: fn(values, valid), args.repeat), t_ns)
 
@@ -182,12 +182,10 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
 
         # The ceiling and every kernel pass timed in turn, so that the
         # machine's drift in speed (large on shared VMs) cancels out.
-        # Two read ceilings: numpy's OR-reduce, and the same with prefetch (C,
-        # where AVX2 and a compiler are); the faster is the ceiling.
-        prefetching = floor.available()
-        fns = [lambda: read_ceiling(values, None)]
-        if prefetching:
-            fns.append(lambda: floor.read_or(values))
+        # The read ceiling: the faster of numpy's OR-reduce and the same with
+        # prefetch (C, where AVX2 and a compiler are).
+        reads = floor.ceiling_reads(values)
+        fns = list(reads)
         for level in _kernels.simd_levels():
             fns += [at_level(level, lambda: nanstats.summary(values)),
                     at_level(level, lambda: nanstats.summary(arrow)),
@@ -198,8 +196,9 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
         if probe:
             bitmap = np.frombuffer(arrow.buffers()[0], np.uint8)
             fns += [lambda: floor.read2(values, bitmap), lambda: floor.bitmap16(values, bitmap)]
-        plain, *times = best_interleaved(fns, args.repeat, clock=time.thread_time)
-        ceiling = min(plain, times.pop(0)) if prefetching else plain
+        times = best_interleaved(fns, args.repeat, clock=time.thread_time)
+        plain, ceiling = times[0], min(times[:len(reads)])
+        times = times[len(reads):]
         _kernels.set_simd_level(level_before)
         check(dtype, "read ceiling, GB/s", gb / ceiling, None)
         check(dtype, "read ceiling without prefetch (numpy OR-reduce), GB/s", gb / plain, None)

@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sysconfig
 import tempfile
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -108,6 +109,21 @@ def read_or(values: npt.NDArray[np.generic]) -> int:
     """
     data = np.ascontiguousarray(values).view(np.uint8)
     return int(_library().ns_floor_read_or(data.ctypes.data, data.size))
+
+
+def ceiling_reads(values: npt.NDArray[np.generic]) -> list[Callable[[], int]]:
+    """The read loops whose fastest is the read ceiling of ``values``: numpy's
+    OR-reduce (``compositions.read_ceiling``), and :func:`read_or` where it runs.
+
+    >>> len(ceiling_reads(np.zeros(4))) == (2 if available() else 1)
+    True
+    """
+    from bench_support.compositions import read_ceiling
+
+    reads: list[Callable[[], int]] = [lambda: read_ceiling(values, None)]
+    if available():
+        reads.append(lambda: read_or(values))
+    return reads
 
 
 def read2(values: npt.NDArray[np.generic], bitmap: npt.NDArray[np.uint8]) -> tuple[int, int]:
