@@ -34,9 +34,10 @@ def test_demo_runs_on_a_small_lake(spark, tmp_path, capsys) -> None:
             assert (r["files"], r["rows_read"]) == (lake_files, 120_000), r
             assert r["row_groups"] is None and r["mb"] > 0
         elif r["method"] == demo.METHODS[3]:
+            # At this size the cost rule keeps every query on Spark's reader (the
+            # pyarrow path's counts are tested in tests/spark/test_arrow_scan.py).
+            assert r["path"] == "native" and r["row_groups"] is None, r
             assert 0 <= r["files"] <= lake_files and (r["rows_read"] or 0) <= 120_000, r
-            if r["path"] == "arrow":
-                assert r["pages"] > 0 and r["row_groups"] > 0 and r["files"] > 0, r
 
 
 def test_audit_counts_legacy_findings(tmp_path) -> None:

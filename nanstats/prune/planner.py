@@ -212,28 +212,20 @@ def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred:
         except ValueError:
             found = None
         if found is not None:
-            cand = [False] * n
+            marks = np.zeros(n, dtype=np.bool_)
             if need.values:
-                for i in found.pages:
-                    cand[i] = True
+                marks[list(found.pages)] = True
             # NaN and null pages are found from the counts, not the bounds.
             arrays = _page_arrays(ps)
             if arrays is not None:
-                marks = np.zeros(n, dtype=np.bool_)
-                if need.values:
-                    marks[list(found.pages)] = True
                 marks |= _special(need, arrays[0])
-                return _ColumnPages(ps.starts, pages, ColumnSearch(
-                    name, n, "binary", found.steps if need.values else 0, int(marks.sum()), note),
-                    marks)
-            else:
-                for i, p in enumerate(pages):
-                    if not cand[i] and ((need.pos_nan and p.may_pos_nan)
-                                        or (need.neg_nan and p.may_neg_nan)
-                                        or (need.null and p.may_null)):
-                        cand[i] = True
+            else:  # few pages, or not float: their flags one by one
+                marks |= np.array([(need.pos_nan and p.may_pos_nan)
+                                   or (need.neg_nan and p.may_neg_nan)
+                                   or (need.null and p.may_null) for p in pages], dtype=np.bool_)
             return _ColumnPages(ps.starts, pages, ColumnSearch(
-                name, n, "binary", found.steps if need.values else 0, sum(cand), note), cand)
+                name, n, "binary", found.steps if need.values else 0, int(marks.sum()), note),
+                marks)
         note = "bounds not sorted as the index claims; searched linearly"
     if need is None:
         return _ColumnPages(ps.starts, pages, ColumnSearch(
