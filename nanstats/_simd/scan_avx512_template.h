@@ -173,6 +173,7 @@ typedef struct {
 #define NS_TEST8(b) ((uint64_t)_mm512_test_epi8_mask((b), (b)))
 #define NS_TESTN8(b) ((uint64_t)_mm512_testn_epi8_mask((b), (b)))
 
+#if NS_W != 16
 /* The in-block steps of the reduction: each 128-bit block's minimum in
  * its lowest lane. */
 NS_TARGET static inline __m512i NS_FN(ns_block_min_)(__m512i r)
@@ -181,12 +182,42 @@ NS_TARGET static inline __m512i NS_FN(ns_block_min_)(__m512i r)
 #if NS_W <= 32
     r = MIN(r, _mm512_shuffle_epi32(r, (_MM_PERM_ENUM)0xB1));     /* 32-bit quarters */
 #endif
-#if NS_W == 16
-    r = MIN(r, _mm512_srli_epi32(r, 16));                         /* 16-bit halves */
-#endif
     return r;
 }
+#endif
 
+#if NS_W == 16
+/* float16: each extreme by halving to 128 bits and one phminposuw (the
+ * minimum of eight unsigned 16-bit lanes), about six instructions each.
+ * Measured on AMD Zen 5 (the kernel alone on 4e6 values, pages of 1,000
+ * rows, interleaved, best of 60): 17.4 -> 12.2 ns a page over one summary
+ * with an Arrow bitmap, 16.0 -> 10.5 without nulls, where the one-pass
+ * reduction below, with its five 512-bit shuffles on one chain, cost more
+ * than the four. */
+NS_TARGET static inline int16_t ns_avx512_hmin16(__m512i x)
+{
+    const __m256i y = _mm256_min_epi16(_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64(x, 1));
+    __m128i h = _mm_min_epi16(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    h = _mm_xor_si128(h, _mm_set1_epi16((short)0x8000));
+    return (int16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(h)) ^ 0x8000);
+}
+NS_TARGET static inline int16_t ns_avx512_hmax16(__m512i x)
+{
+    const __m256i y = _mm256_max_epi16(_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64(x, 1));
+    __m128i h = _mm_max_epi16(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    h = _mm_xor_si128(h, _mm_set1_epi16(0x7FFF));
+    return (int16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(h)) ^ 0x7FFF);
+}
+NS_TARGET static inline void NS_FN(ns_extremes_)(const ACC *a, int with_nan, S out[4])
+{
+    out[0] = ns_avx512_hmin16(a->vmin);
+    out[1] = ns_avx512_hmax16(a->vmax);
+    if (with_nan) {
+        out[2] = ns_avx512_hmin16(a->nmin);
+        out[3] = ns_avx512_hmax16(a->nmax);
+    }
+}
+#else
 /* The extremes of a page at once: min over vmin, nmin and (as ~max(x) =
  * min(~x) in two's complement) over vmax, nmax.  Rounds of 128-bit block
  * shuffles bring one vector's partial minima into each 128-bit block, then
@@ -214,6 +245,7 @@ NS_TARGET static inline void NS_FN(ns_extremes_)(const ACC *a, int with_nan, S o
     out[2] = l[LANES / 2];
     out[3] = (S)~l[3 * LANES / 4];
 }
+#endif
 
 /* Sum of the lane counters (each below its overflow by NS_FLUSH_ROWS). */
 #if NS_W == 32
