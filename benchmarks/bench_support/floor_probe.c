@@ -21,7 +21,7 @@
 /* As far ahead as the kernels' float16 loops and the ceiling's OR-reduce
  * (CEIL_PF below) prefetch: at 2 KB these probes read 0.79-0.80 of that
  * ceiling on AMD Zen 5 where the kernel without nulls read 0.88-1.02, so
- * they bounded the prefetch distance, not the machine; at 6 KB, 0.90-0.91. */
+ * they bounded the prefetch distance, not the machine; at 6 KB, 0.90-0.95. */
 #define PF_BYTES 6144
 
 static const int16_t LBIT[16] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
