@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nanstats.core.abstraction import ColumnAbstract
+from nanstats.core.rules import boundary_order
 from nanstats.prune.abstract import truth
 from nanstats.prune.abstract_arrays import AbstractArrays, Unsupported, may_be_true
 from nanstats.prune.constraints import Key, Need, necessary
@@ -135,6 +136,19 @@ def _float_keys(keys: Sequence[tuple[Key, Key] | None]) -> tuple[Ints, Ints, Boo
     return lo, hi, has
 
 
+def _float_orders(keys: Sequence[tuple[Key, Key] | None]) -> frozenset[str]:
+    """The boundary orders a float page index's keys hold (its non-null pages,
+    each min at most its max), as ``search_pages``' ``check_order`` checks
+    them, over the arrays at once: ASCENDING, DESCENDING, both or neither."""
+    lo, hi, has = _key_arrays(keys)
+    lo, hi = lo[has], hi[has]
+    if bool(np.any(lo > hi)):
+        return frozenset()
+    up = boundary_order(lo, hi) == "ASCENDING"
+    down = boundary_order(lo[::-1], hi[::-1]) == "ASCENDING"
+    return frozenset(o for o, ok in (("ASCENDING", up), ("DESCENDING", down)) if ok)
+
+
 def _starts_array(starts: Sequence[int]) -> tuple[Ints, bool]:
     """Pages' first rows as an array, and whether they ascend (and there are any)."""
     x = np.asarray(starts, dtype=np.int64)
@@ -146,6 +160,8 @@ _arrays: _ByIdentity[Sequence[ColumnAbstract], AbstractArrays] = _ByIdentity(Abs
 _key_arrays: _ByIdentity[Sequence[tuple[Key, Key] | None], tuple[Ints, Ints, Bools]] = \
     _ByIdentity(_float_keys)
 _starts: _ByIdentity[Sequence[int], tuple[Ints, bool]] = _ByIdentity(_starts_array)
+_orders: _ByIdentity[Sequence[tuple[Key, Key] | None], frozenset[str]] = \
+    _ByIdentity(_float_orders)
 
 
 def _special(need: Need, a: AbstractArrays) -> Bools:
@@ -203,20 +219,28 @@ def _search_column(name: str, chunk: ColumnAbstract, ps: PageStats | None, pred:
     note = ps.note
     if need is not None and ps.boundary_order != "UNORDERED" and ps.keys is not None:
         keys = ps.keys
-        nulls = [k is None for k in keys]
-        try:
-            found = search_pages([None if k is None else k[0] for k in keys],
-                                 [None if k is None else k[1] for k in keys], nulls,
-                                 ps.boundary_order, _interval(need), algorithm="loose",
-                                 check_order=True)
-        except ValueError:
-            found = None
+        arrays = _page_arrays(ps)
+        found = None
+        if arrays is not None:
+            # A float index: its keys as arrays and the orders they hold, once
+            # per index; each search reads a few keys.
+            lo, hi, has = arrays[1]
+            if ps.boundary_order in _orders(keys):
+                found = search_pages(lo, hi, ~has, ps.boundary_order, _interval(need),
+                                     algorithm="loose")
+        else:
+            try:
+                found = search_pages([None if k is None else k[0] for k in keys],
+                                     [None if k is None else k[1] for k in keys],
+                                     [k is None for k in keys], ps.boundary_order,
+                                     _interval(need), algorithm="loose", check_order=True)
+            except ValueError:
+                pass
         if found is not None:
             marks = np.zeros(n, dtype=np.bool_)
             if need.values:
                 marks[list(found.pages)] = True
             # NaN and null pages are found from the counts, not the bounds.
-            arrays = _page_arrays(ps)
             if arrays is not None:
                 marks |= _special(need, arrays[0])
             else:  # few pages, or not float: their flags one by one

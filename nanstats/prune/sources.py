@@ -15,7 +15,7 @@ statistics stand in for a file's own, column by column.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,10 +52,19 @@ class StatsSource:
     >>> ps = src.page_stats(1, "x")
     >>> ps.starts, ps.boundary_order
     ([0, 2], 'ASCENDING')
+    >>> src.page_stats(1, "x") is ps          # built once
+    True
     """
 
     row_groups: Sequence[Mapping[str, tuple[Sequence[int], Sequence[ColumnStats]]]]
     rows: Sequence[int]
+    # Chunk and page abstractions by (row group, column), built once: the
+    # statistics never change, and the planner keeps its arrays of a page
+    # index by the identity of the sequences given here.
+    _chunks: dict[tuple[int, str], ColumnAbstract] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    _pages: dict[tuple[int, str], PageStats] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def from_arrays(cls, columns: dict[str, Any], *, row_group_rows: int,
@@ -97,16 +106,21 @@ class StatsSource:
     def chunk_env(self, row_group: int, names: Sequence[str]) -> dict[str, ColumnAbstract]:
         out = {}
         for name in names:
-            _, stats = self._column(row_group, name)
-            out[name] = from_column_stats(merge_stats(stats))
+            if (row_group, name) not in self._chunks:
+                _, stats = self._column(row_group, name)
+                self._chunks[row_group, name] = from_column_stats(merge_stats(stats))
+            out[name] = self._chunks[row_group, name]
         return out
 
     def page_stats(self, row_group: int, name: str) -> PageStats | None:
-        starts, stats = self._column(row_group, name)
-        keys = [_stats_keys(s) for s in stats]
-        present = [k for k in keys if k is not None]
-        return PageStats(list(starts), [from_column_stats(s) for s in stats], keys,
-                         boundary_order([k[0] for k in present], [k[1] for k in present]))
+        if (row_group, name) not in self._pages:
+            starts, stats = self._column(row_group, name)
+            keys = [_stats_keys(s) for s in stats]
+            present = [k for k in keys if k is not None]
+            self._pages[row_group, name] = PageStats(
+                list(starts), [from_column_stats(s) for s in stats], keys,
+                boundary_order([k[0] for k in present], [k[1] for k in present]))
+        return self._pages[row_group, name]
 
 
 @dataclass(frozen=True)

@@ -196,60 +196,24 @@ def sources_from_index(index: Any, columns: Sequence[str] | None = None
     key = id(index)
     cached = _SOURCES.get(key)
     if cached is None or cached[0]() is not index:
-        built = {p: _MemoSource(s) for p, s in _build_sources(index).items()}
+        built = _build_sources(index)
         ref = weakref.ref(index, lambda _: _SOURCES.pop(key, None))
         _SOURCES[key] = cached = (ref, built)
-    return cached[1]  # type: ignore[return-value]
+    return cached[1]
 
 
 #: Sources built from pyarrow index tables, by id() of the table (weakly held).
 _SOURCES: dict[int, tuple[Any, dict[str, Any]]] = {}
 
 
-class _MemoSource:
-    """A StatsSource whose chunk and page abstractions are computed once."""
-
-    __slots__ = ("_chunks", "_pages", "source")
-
-    def __init__(self, source: StatsSource) -> None:
-        self.source = source
-        self._pages: dict[tuple[int, str], Any] = {}
-        self._chunks: dict[tuple[int, str], Any] = {}
-
-    @property
-    def num_row_groups(self) -> int:
-        return self.source.num_row_groups
-
-    def num_rows(self, row_group: int) -> int:
-        return self.source.num_rows(row_group)
-
-    def has_column(self, row_group: int, name: str) -> bool:
-        return self.source.has_column(row_group, name)
-
-    def chunk_env(self, row_group: int, names: Sequence[str]) -> dict[str, Any]:
-        out = {}
-        for n in names:
-            key = (row_group, n)
-            if key not in self._chunks:
-                self._chunks[key] = self.source.chunk_env(row_group, [n])[n]
-            out[n] = self._chunks[key]
-        return out
-
-    def page_stats(self, row_group: int, name: str) -> Any:
-        key = (row_group, name)
-        if key not in self._pages:
-            self._pages[key] = self.source.page_stats(row_group, name)
-        return self._pages[key]
-
-
-def _memo_file_source(path: str) -> Any:
+def _open_file_source(path: str) -> Any:
     from nanstats.prune.parquet_source import FileSource
 
-    return _MemoSource(FileSource(path))  # type: ignore[arg-type]
+    return FileSource(path)
 
 
 #: The FileSource of a file, kept while the file is unchanged.
-_file_source: FileCache[Any] = FileCache(_memo_file_source)
+_file_source: FileCache[Any] = FileCache(_open_file_source)
 
 
 def plan_scan(index_or_path: Any, predicate: Expr | str,
@@ -294,7 +258,7 @@ def plan_scan(index_or_path: Any, predicate: Expr | str,
         file_src = _file_source(f)
         layers: list[Any] = [exact[f], file_src] if f in exact else [file_src]
         src = LayeredSource(layers)
-        file_widths = file_src.source.float_widths()
+        file_widths = file_src.float_widths()
         widths.update(file_widths)
         report = plan(src, bind(pred, file_widths, prof), prof, detail=False,
                       name=f)

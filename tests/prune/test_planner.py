@@ -77,6 +77,28 @@ def test_bounds_out_of_the_claimed_order_are_searched_linearly() -> None:
     assert report.selection.ranges == {0: ((10, 20),)}  # the misplaced page is still found
 
 
+def test_a_float_index_of_eight_pages_or_more_is_checked_and_searched_as_arrays() -> None:
+    # From 8 pages on, a float index's order is checked over its key arrays
+    # (once per index) and searched in them: the same answers as the check
+    # and search of a few pages, ascending, descending, out of order, or with
+    # a page whose min exceeds its max.
+    up = [(10.0 * i, 10.0 * i + 9) for i in range(12)]
+    for ranges, order, method in ((up, "ASCENDING", "binary"),
+                                  (up[::-1], "DESCENDING", "binary"),
+                                  (up[:5] + [up[6], up[5]] + up[7:], "ASCENDING", "linear"),
+                                  (up[:5] + [(59.0, 50.0)] + up[6:], "ASCENDING", "linear"),
+                                  (up, "DESCENDING", "linear")):
+        src = Pages(ranges, order=order)
+        report = plan(src, (col("x") >= 52.0) & (col("x") < 75.0), "ieee")
+        (search,) = report.row_groups[0].searches
+        assert search.method == method, (order, ranges)
+        if method == "linear":
+            assert search.note == "bounds not sorted as the index claims; searched linearly"
+        kept = [i for i, (lo, hi) in enumerate(ranges) if lo <= hi and hi >= 52.0 and lo < 75.0]
+        assert [s.kept for s in report.row_groups[0].segments] == \
+            [i in kept for i in range(len(ranges))], (order, ranges)
+
+
 def test_unordered_pages_and_no_interval_are_linear() -> None:
     src = Pages([(10.0, 19.0), (0.0, 9.0)], order="UNORDERED")
     assert plan(src, col("x") > 12.0, "ieee").row_groups[0].searches[0].method == "linear"
