@@ -15,9 +15,10 @@ weighs it against Spark's own reader.
 
 What the tasks read from the files, as their readers count it (files,
 row groups, data pages, bytes; page indexes and footers included in the
-bytes), goes to a session-wide accumulator, per file: :func:`nanstats.spark.arrow_scan.read_counts`
-(and :func:`nanstats.spark.arrow_scan.counts_since` for one action), since Spark's input metrics see
-only its own readers.
+bytes), goes to a session-wide accumulator, per file:
+:func:`nanstats.spark.arrow_scan.read_counts` (and
+:func:`nanstats.spark.arrow_scan.counts_since` for one action), since
+Spark's input metrics see only its own readers.
 
 >>> import os, tempfile, numpy as np, pyarrow as pa
 >>> from nanstats.parquet.writing import write_table
@@ -90,8 +91,9 @@ def read_counts(spark: Any) -> PerFile:
 
 
 def counts_since(spark: Any, before: PerFile) -> ReadCounts:
-    """What the arrow path's tasks read since ``before`` (a :func:`nanstats.spark.arrow_scan.read_counts`):
-    files read, and their row groups, pages and bytes.
+    """What the arrow path's tasks read since ``before`` (a
+    :func:`nanstats.spark.arrow_scan.read_counts`): files read, and their row
+    groups, pages and bytes.
 
     >>> import os, tempfile, pyarrow as pa
     >>> from nanstats.parquet.writing import write_table
