@@ -425,3 +425,66 @@ def test_pages_opening_with_null_runs_every_level(simd_level, ft, kind, bit_offs
     table = kernel_table(col, _VALIDITY_KINDS[kind], bit_offset)
     got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
     assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
+def test_ordered_and_repeated_values_every_level(simd_level, ft, kind) -> None:
+    # The portable float64 loop updates its extremes only for a row outside
+    # those seen so far (a NaN always is): columns where every row is a new
+    # extreme (ascending, descending, growing outward with alternating
+    # signs), where rows repeat the extremes exactly, where -0.0 and +0.0
+    # alternate, all with NaNs of both signs and null rows holding values
+    # beyond every valid one, in pages of several lengths.
+    rng = np.random.default_rng(31)
+    n = 3000
+    mags = np.sort(rng.integers(1, int(ft.inf_bits), n, dtype=np.uint64))
+    neg = int(ft.sign_mask)
+    cols = {
+        "ascending": [int(m) | neg for m in mags[::-1]] + [int(m) for m in mags],
+        "descending": [int(m) for m in mags[::-1]] + [int(m) | neg for m in mags],
+        "outward": [int(m) | (neg if i % 2 else 0) for i, m in enumerate(mags)],
+        "repeated": [int(mags[i % 3]) | (neg if i % 5 == 0 else 0) for i in range(n)],
+        "zeros": [neg if i % 2 else 0 for i in range(n)],
+    }
+    nan = [int(ft.inf_bits) | 1, int(ft.sign_mask | ft.abs_mask)]
+    beyond = [int(ft.inf_bits), int(ft.sign_mask | ft.inf_bits)]
+    for bits in cols.values():
+        bits = list(bits)
+        valid = (rng.random(len(bits)) > 0.2).tolist()
+        for i in rng.integers(0, len(bits), len(bits) // 50):
+            bits[i] = nan[int(i) % 2]
+        if kind != "none":
+            bits = [b if ok else beyond[i % 2]
+                    for i, (b, ok) in enumerate(zip(bits, valid, strict=True))]
+        starts = [0, 1, 17, 1000, 1001, 2500, 4096]
+        starts = [s for s in starts if s < len(bits)]
+        assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
+
+
+@pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
+def test_float64_portable_loops_switch_within_a_scan(kind) -> None:
+    # The portable float64 scan runs a block (8,192 rows, or a page) through
+    # a branching loop or a masked one, chosen by how many rows of the last
+    # block were NaNs or new extremes: blocks alternating between half NaN,
+    # 1% NaN and ascending, in one page and in pages of 1,000 rows, through
+    # both loops and back.
+    ft = next(t for t in FLOAT_TYPES if t.physical_type == "DOUBLE")
+    rng = np.random.default_rng(32)
+    parts = []
+    for frac in (0.5, 0.01, 0.5, 0.0, 0.01):
+        v = rng.standard_normal(8192)
+        if frac == 0.0:
+            v = np.sort(v)
+        v[rng.random(8192) < frac] = np.nan
+        v[rng.random(8192) < frac / 2] = -np.nan
+        parts.append(v)
+    bits = np.concatenate(parts).view(np.uint64).tolist()
+    valid = (rng.random(len(bits)) > 0.1).tolist()
+    before = _kernels.simd_level()
+    _kernels.set_simd_level("portable")
+    try:
+        for starts in ([0], list(range(0, len(bits), 1000))):
+            assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
+    finally:
+        _kernels.set_simd_level(before)
