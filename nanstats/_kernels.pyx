@@ -208,6 +208,19 @@ cdef inline void _rows_portable(const key_t* d, const uint8_t* v, Py_ssize_t n, 
     cnt[0], cnt[1], cnt[2] = valid, nan, neg
 
 
+cdef inline void _fold64(int64_t s, int64_t k, int64_t* a) noexcept nogil:
+    """One row outside a[0]..a[1] into _rows_scalar64's accumulators."""
+    cdef int64_t top = 0x7FFFFFFFFFFFFFFF, inf = 0x7FF0000000000000
+    if (s & top) > inf:  # a NaN
+        a[4] += 1
+        a[5] += <int64_t>(s < 0)
+        a[2] = min(a[2], k)
+        a[3] = max(a[3], k)
+    else:
+        a[0] = min(a[0], k)
+        a[1] = max(a[1], k)
+
+
 cdef inline Py_ssize_t _rows_scalar64(const int64_t* d, const uint8_t* v, Py_ssize_t n,
                                       int64_t flip, int64_t* ext, int64_t* cnt) noexcept nogil:
     """_rows_portable for float64 with branches; returns the rows that took the slow path.
@@ -222,24 +235,19 @@ cdef inline Py_ssize_t _rows_scalar64(const int64_t* d, const uint8_t* v, Py_ssi
     slower than the masked form from about one row in five (NaNs in random
     places); the caller switches by the rows that took it.
     """
-    cdef int64_t top = 0x7FFFFFFFFFFFFFFF, inf = 0x7FF0000000000000
-    cdef int64_t vmin = ext[0], vmax = ext[1], nmin = ext[2], nmax = ext[3]
-    cdef int64_t valid = 0, nan = 0, neg = 0, s, k, okm
+    # a = value min, value max, NaN min, NaN max, NaNs, negative NaNs
+    cdef int64_t a[6]
+    cdef int64_t top = 0x7FFFFFFFFFFFFFFF
+    cdef int64_t valid = 0, s, k, okm
     cdef Py_ssize_t i, slow = 0
+    a[0], a[1], a[2], a[3], a[4], a[5] = ext[0], ext[1], ext[2], ext[3], 0, 0
     if v == NULL:
         for i in range(n):
             s = d[i]
             k = s ^ ((s >> 63) & top)
-            if k < vmin or k > vmax:
+            if k < a[0] or k > a[1]:
                 slow += 1
-                if (s & top) > inf:
-                    nan += 1
-                    neg += <int64_t>(s < 0)
-                    nmin = min(nmin, k)
-                    nmax = max(nmax, k)
-                else:
-                    vmin = min(vmin, k)
-                    vmax = max(vmax, k)
+                _fold64(s, k, a)
         valid = <int64_t>n
     else:
         for i in range(n):
@@ -247,21 +255,12 @@ cdef inline Py_ssize_t _rows_scalar64(const int64_t* d, const uint8_t* v, Py_ssi
             okm = -<int64_t>(v[i] != 0) ^ flip  # all ones when the row is valid
             valid -= okm
             k = s ^ ((s >> 63) & top)
-            k = (k & okm) | (vmin & ~okm)
-            if k < vmin or k > vmax:
+            k = (k & okm) | (a[0] & ~okm)
+            if (k < a[0] or k > a[1]) and okm != 0:
                 slow += 1
-                if okm == 0:
-                    pass
-                elif (s & top) > inf:
-                    nan += 1
-                    neg += <int64_t>(s < 0)
-                    nmin = min(nmin, k)
-                    nmax = max(nmax, k)
-                else:
-                    vmin = min(vmin, k)
-                    vmax = max(vmax, k)
-    ext[0], ext[1], ext[2], ext[3] = vmin, vmax, nmin, nmax
-    cnt[0], cnt[1], cnt[2] = valid, nan, neg
+                _fold64(s, k, a)
+    ext[0], ext[1], ext[2], ext[3] = a[0], a[1], a[2], a[3]
+    cnt[0], cnt[1], cnt[2] = valid, a[4], a[5]
     return slow
 
 
