@@ -279,7 +279,7 @@ cdef void _scan_portable(const key_t* d, Py_ssize_t n, int kind, const uint8_t* 
     # float64: the branching loop while at most one row in eight of the last
     # block took its slow path, else the masked loop while at most one row in
     # eight is a NaN (the branching loop measured on AMD Zen 5, NaNs in
-    # random places: 2.7-4.2x the masked loop at 1% NaN, 1.6-1.8x at 10%,
+    # random places: 2.7-4.2x the masked loop at 1% NaN, 1.5-1.8x at 10%,
     # even at 20%, 0.76x at 30%).
     cdef bint branching = True
     for p in range(npages):
