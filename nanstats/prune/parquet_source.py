@@ -24,6 +24,7 @@ from nanstats.metadata.page_index import PageIndex, PageIndexRegion
 from nanstats.metadata.thrift import pq
 from nanstats.prune.constraints import Key
 from nanstats.prune.results import PageStats
+from nanstats.prune.source import BuiltOnce
 
 __all__ = ["FileSource", "chunk_abstract", "from_bounds", "leaf_kind", "page_abstracts"]
 
@@ -134,7 +135,7 @@ def _page_index_start(footer: Footer) -> int:
     return min(starts, default=footer.file_size)
 
 
-class FileSource:
+class FileSource(BuiltOnce):
     """A Parquet file's footer statistics and page indexes, for the pruning engine.
 
     Only the footer is read on construction; page indexes are read (all at
@@ -162,9 +163,7 @@ class FileSource:
         self.location = resolve(path, filesystem)
         self.path = self.location.uri
         self._region: PageIndexRegion | None = None
-        # Chunk and page abstractions by (row group, column), built once: the
-        # footer and page indexes are read once, and the planner keeps its
-        # arrays of a page index by the identity of the sequences given here.
+        # Chunk and page abstractions, built once (see BuiltOnce).
         self._chunks: dict[tuple[int, str], ColumnAbstract] = {}
         self._pages: dict[tuple[int, str], PageStats | None] = {}
         with remote_errors(self.location), self.location.open_reader() as f:
@@ -206,18 +205,8 @@ class FileSource:
     def num_rows(self, row_group: int) -> int:
         return int(self.footer.row_groups[row_group].num_rows or 0)
 
-    def chunk_env(self, row_group: int, names: Sequence[str]) -> dict[str, ColumnAbstract]:
-        out = {}
-        for n in names:
-            if (row_group, n) not in self._chunks:
-                self._chunks[row_group, n] = chunk_abstract(self.footer, row_group, self._leaf(n))
-            out[n] = self._chunks[row_group, n]
-        return out
-
-    def page_stats(self, row_group: int, name: str) -> PageStats | None:
-        if (row_group, name) not in self._pages:
-            self._pages[row_group, name] = self._page_stats(row_group, name)
-        return self._pages[row_group, name]
+    def _chunk_abstract(self, row_group: int, name: str) -> ColumnAbstract:
+        return chunk_abstract(self.footer, row_group, self._leaf(name))
 
     def _page_stats(self, row_group: int, name: str) -> PageStats | None:
         leaf = self._leaf(name)

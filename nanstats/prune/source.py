@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 from nanstats.core.abstraction import ColumnAbstract
 from nanstats.prune.results import PageStats
 
-__all__ = ["StatisticsSource"]
+__all__ = ["BuiltOnce", "StatisticsSource"]
 
 
 @runtime_checkable
@@ -62,3 +62,49 @@ class StatisticsSource(Protocol):
     def page_stats(self, row_group: int, name: str) -> PageStats | None:
         """The pages of one column chunk, or None when the source has no page index."""
         ...
+
+
+class BuiltOnce:
+    """A source's chunk and page abstractions, built once per (row group, column).
+
+    A subclass builds one with ``_chunk_abstract`` and ``_page_stats`` and
+    holds two dicts, ``_chunks`` and ``_pages``: statistics never change,
+    and the planner keeps its arrays of a page index by the identity of the
+    sequences a source gives it, so they must be the same objects each time.
+
+    >>> class Squares(BuiltOnce):
+    ...     def __init__(self):
+    ...         self._chunks, self._pages, self.built = {}, {}, 0
+    ...     def _chunk_abstract(self, row_group, name):
+    ...         self.built += 1
+    ...         return row_group * row_group
+    ...     def _page_stats(self, row_group, name):
+    ...         return None
+    >>> s = Squares()
+    >>> s.chunk_env(3, ["x", "y"]), s.chunk_env(3, ["x"]), s.built
+    ({'x': 9, 'y': 9}, {'x': 9}, 2)
+    """
+
+    _chunks: dict[tuple[int, str], ColumnAbstract]
+    _pages: dict[tuple[int, str], PageStats | None]
+
+    def _chunk_abstract(self, row_group: int, name: str) -> ColumnAbstract:
+        raise NotImplementedError
+
+    def _page_stats(self, row_group: int, name: str) -> PageStats | None:
+        raise NotImplementedError
+
+    def chunk_env(self, row_group: int, names: Sequence[str]) -> dict[str, ColumnAbstract]:
+        """What the chunk statistics of a row group allow, per column."""
+        out = {}
+        for name in names:
+            if (row_group, name) not in self._chunks:
+                self._chunks[row_group, name] = self._chunk_abstract(row_group, name)
+            out[name] = self._chunks[row_group, name]
+        return out
+
+    def page_stats(self, row_group: int, name: str) -> PageStats | None:
+        """The pages of one column chunk, or None when there is no page index."""
+        if (row_group, name) not in self._pages:
+            self._pages[row_group, name] = self._page_stats(row_group, name)
+        return self._pages[row_group, name]

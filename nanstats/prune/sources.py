@@ -27,7 +27,7 @@ from nanstats.core.rules import boundary_order
 from nanstats.core.stats import ColumnStats, merge_stats
 from nanstats.prune.constraints import Key
 from nanstats.prune.results import PageStats
-from nanstats.prune.source import StatisticsSource
+from nanstats.prune.source import BuiltOnce, StatisticsSource
 
 __all__ = ["LayeredSource", "StatsSource"]
 
@@ -40,7 +40,7 @@ def _stats_keys(s: ColumnStats) -> tuple[Key, Key] | None:
 
 
 @dataclass(frozen=True)
-class StatsSource:
+class StatsSource(BuiltOnce):
     """Exact statistics per row group, column and page (NaN signs known).
 
     ``row_groups[g][name]`` is ``(page_starts, [ColumnStats per page])`` with
@@ -58,12 +58,10 @@ class StatsSource:
 
     row_groups: Sequence[Mapping[str, tuple[Sequence[int], Sequence[ColumnStats]]]]
     rows: Sequence[int]
-    # Chunk and page abstractions by (row group, column), built once: the
-    # statistics never change, and the planner keeps its arrays of a page
-    # index by the identity of the sequences given here.
+    # Chunk and page abstractions, built once (see BuiltOnce).
     _chunks: dict[tuple[int, str], ColumnAbstract] = field(
         default_factory=dict, init=False, repr=False, compare=False)
-    _pages: dict[tuple[int, str], PageStats] = field(
+    _pages: dict[tuple[int, str], PageStats | None] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
@@ -103,24 +101,16 @@ class StatsSource:
             raise KeyError(f"no statistics for column {name!r} (columns: "
                            f"{', '.join(self.row_groups[row_group])})") from None
 
-    def chunk_env(self, row_group: int, names: Sequence[str]) -> dict[str, ColumnAbstract]:
-        out = {}
-        for name in names:
-            if (row_group, name) not in self._chunks:
-                _, stats = self._column(row_group, name)
-                self._chunks[row_group, name] = from_column_stats(merge_stats(stats))
-            out[name] = self._chunks[row_group, name]
-        return out
+    def _chunk_abstract(self, row_group: int, name: str) -> ColumnAbstract:
+        _, stats = self._column(row_group, name)
+        return from_column_stats(merge_stats(stats))
 
-    def page_stats(self, row_group: int, name: str) -> PageStats | None:
-        if (row_group, name) not in self._pages:
-            starts, stats = self._column(row_group, name)
-            keys = [_stats_keys(s) for s in stats]
-            present = [k for k in keys if k is not None]
-            self._pages[row_group, name] = PageStats(
-                list(starts), [from_column_stats(s) for s in stats], keys,
-                boundary_order([k[0] for k in present], [k[1] for k in present]))
-        return self._pages[row_group, name]
+    def _page_stats(self, row_group: int, name: str) -> PageStats | None:
+        starts, stats = self._column(row_group, name)
+        keys = [_stats_keys(s) for s in stats]
+        present = [k for k in keys if k is not None]
+        return PageStats(list(starts), [from_column_stats(s) for s in stats], keys,
+                         boundary_order([k[0] for k in present], [k[1] for k in present]))
 
 
 @dataclass(frozen=True)
