@@ -93,31 +93,28 @@
 #endif
 
 /* Software prefetch this many bytes ahead of the pair loops (one a 64-byte
- * pair).  A prefetch never faults, so reading ahead of the end of the data
- * is harmless.  Measured on AMD Zen 5 with 1e8 values: pages of 1,000 rows
- * cost 1.07-1.37x one summary without any (the hardware prefetcher restarts
- * at each page's short loops), about 1.00-1.10x with one 2 KB ahead.  6 KB
- * ahead rather than 2 KB (the kernel alone, one process, interleaved, best
- * of 11): float32 one summary 13.1 -> 10.8-11.2 ms without nulls and
- * 13.0 -> 11.0 with an Arrow bitmap, float64 (5e7 values) 13.9 -> 11.4 and
- * 14.1 -> 11.6, pages of 1,000 rows as much faster (4 KB between, 8 KB as
- * 6 KB).  One thread's read of memory at about 35 GB/s with some 100 ns of
- * latency needs about 3.5 KB in flight. */
+ * pair), for every width.  A prefetch never faults, so reading ahead of the
+ * end of the data is harmless.  Measured on AMD Zen 5 with 1e8 values:
+ * pages of 1,000 rows cost 1.07-1.37x one summary without any (the
+ * hardware prefetcher restarts at each page's short loops), about
+ * 1.00-1.10x with one 2 KB ahead.  6 KB ahead rather than 2 KB (the kernel
+ * alone, one process, interleaved, best of 11): float32 one summary
+ * 13.1 -> 10.8-11.2 ms without nulls and 13.0 -> 11.0 with an Arrow bitmap,
+ * float64 (5e7 values) 13.9 -> 11.4 and 14.1 -> 11.6, float16 0.84-0.91 ->
+ * 0.97-1.08 of the read ceiling without nulls and 0.78-0.86 -> 0.89-0.98
+ * with a bitmap; pages of 1,000 rows as much faster.  10 KB rather than 6
+ * (a later session, the same kind of machine reading 40-43 GB/s a thread:
+ * both builds in one process, interleaved, best of 8, fractions of the read
+ * ceiling): float16 without nulls +0.01-0.07, with an Arrow bitmap
+ * -0.007 to +0.020 (+0.008 on average over eleven runs), with a bool mask
+ * about +0.01; float32 and float64 +0.005-0.026 in each; pages of 1,000
+ * rows unchanged in their multiple of one summary; 8 and 14 KB about as
+ * good.  One thread's read at 42 GB/s with some 150 ns of latency has
+ * about 6 KB in flight. */
 #ifndef NS_PREFETCH_BYTES
-#define NS_PREFETCH_BYTES 6144
+#define NS_PREFETCH_BYTES 10240
 #endif
-/* float16 as far ahead: measured on AMD Zen 5 with 1e8 values (one process,
- * interleaved with a 2,048-byte build, medians of 9): one summary 0.84-0.91
- * -> 0.97-1.08 of the read ceiling without nulls, 0.78-0.86 -> 0.89-0.98
- * with an Arrow bitmap; 6,144 and 8,192 alike, 3,072 and 4,096 between. */
-#ifndef NS_PREFETCH16_BYTES
-#define NS_PREFETCH16_BYTES 6144
-#endif
-#if NS_W == 16
-#define NS_PF_DIST NS_PREFETCH16_BYTES
-#else
 #define NS_PF_DIST NS_PREFETCH_BYTES
-#endif
 #if NS_PF_DIST > 0
 #define NS_PF(p) _mm_prefetch((p) + NS_PF_DIST, _MM_HINT_T0)
 #else
