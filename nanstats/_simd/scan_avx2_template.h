@@ -114,9 +114,8 @@
 #ifndef NS_PREFETCH_BYTES
 #define NS_PREFETCH_BYTES 10240
 #endif
-#define NS_PF_DIST NS_PREFETCH_BYTES
-#if NS_PF_DIST > 0
-#define NS_PF(p) _mm_prefetch((p) + NS_PF_DIST, _MM_HINT_T0)
+#if NS_PREFETCH_BYTES > 0
+#define NS_PF(p) _mm_prefetch((p) + NS_PREFETCH_BYTES, _MM_HINT_T0)
 #else
 #define NS_PF(p) ((void)0)
 #endif
@@ -973,4 +972,3 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_CHUNK
 #undef NS_BITS_DECL
 #undef NS_PF
-#undef NS_PF_DIST
