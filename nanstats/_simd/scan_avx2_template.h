@@ -100,9 +100,9 @@
  * 1.00-1.10x with one 2 KB ahead.  6 KB ahead rather than 2 KB (the kernel
  * alone, one process, interleaved, best of 11): float32 one summary
  * 13.1 -> 10.8-11.2 ms without nulls and 13.0 -> 11.0 with an Arrow bitmap,
- * float64 (5e7 values) 13.9 -> 11.4 and 14.1 -> 11.6, float16 0.84-0.91 ->
- * 0.97-1.08 of the read ceiling without nulls and 0.78-0.86 -> 0.89-0.98
- * with a bitmap; pages of 1,000 rows as much faster.  10 KB rather than 6
+ * float64 (5e7 values) 13.9 -> 11.4 and 14.1 -> 11.6; float16 (medians of
+ * 9) 0.84-0.91 -> 0.97-1.08 of the read ceiling without nulls and
+ * 0.78-0.86 -> 0.89-0.98 with a bitmap; pages of 1,000 rows as much faster.  10 KB rather than 6
  * (a later session, the same kind of machine reading 40-43 GB/s a thread:
  * both builds in one process, interleaved, best of 8, fractions of the read
  * ceiling): float16 without nulls +0.01-0.07, with an Arrow bitmap
