@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import nanstats
 from nanstats import UnsupportedDtypeError
-from nanstats.core.arrow_c import import_chunks
+from nanstats.core.arrow_c import _pyarrow_chunks, import_chunks
 from tests.strategies import Column, columns
 
 ARROW_TYPES = {2: pa.float16(), 4: pa.float32(), 8: pa.float64()}
@@ -66,12 +66,48 @@ def test_chunked_input_equals_one_array(col: Column, data: st.DataObject) -> Non
         col.values(), col.mask())
 
 
+@settings(max_examples=100)
+@given(columns(), st.data())
+def test_pyarrow_fields_equal_the_c_interface(col: Column, data: st.DataObject) -> None:
+    """pyarrow arrays are read from their own attributes: the same inputs as
+    through their C Data Interface capsules, sliced offsets and all."""
+    n = len(col.bits)
+    lo = data.draw(st.integers(0, n))
+    hi = data.draw(st.integers(lo, n))
+    arr = arrow_slice(col, lo, hi)
+    for obj in (arr, pa.chunked_array([arr, arr[: (hi - lo) // 2]]),
+                pa.chunked_array([], ARROW_TYPES[col.ft.nbytes])):
+        stream = CArrayOnly(obj if isinstance(obj, pa.ChunkedArray) else pa.chunked_array([obj]),
+                            stream=True)
+        fast, slow = _pyarrow_chunks(obj), import_chunks(stream)
+        assert fast is not None
+        assert [(c.float_type, c.validity_kind, c.bit_offset, c.bits.tolist(),
+                 c.validity.tolist(), c.bits.flags.writeable) for c in fast] == [
+            (c.float_type, c.validity_kind, c.bit_offset, c.bits.tolist(), c.validity.tolist(),
+             c.bits.flags.writeable) for c in slow]
+
+
+def test_other_pyarrow_types_take_the_c_interface() -> None:
+    for obj in (pa.array([1, 2]), pa.array([1.0]).dictionary_encode(),
+                pa.chunked_array([pa.array([1.0]).dictionary_encode()]), np.zeros(2)):
+        assert _pyarrow_chunks(obj) is None
+    with pytest.raises(UnsupportedDtypeError, match="not int64"):
+        nanstats.summary(pa.chunked_array([[1, 2]]))
+
+
 def test_views_keep_the_producer_alive() -> None:
     arr = pa.array(np.linspace(-1, 1, 1000))
     chunks = import_chunks(CArrayOnly(pa.chunked_array([arr[:500], arr[500:]]), stream=True))
     del arr
     gc.collect()
     pa.array(np.zeros(100_000))  # reuse freed memory if any was freed
+    assert float(chunks[1].bits[-1:].view(np.float64)[0]) == 1.0
+    assert not chunks[0].bits.flags.writeable
+    arr = pa.array(np.linspace(-1, 1, 1000))
+    chunks = import_chunks(pa.chunked_array([arr[:500], arr[500:]]))  # pyarrow's own fields
+    del arr
+    gc.collect()
+    pa.array(np.zeros(100_000))
     assert float(chunks[1].bits[-1:].view(np.float64)[0]) == 1.0
     assert not chunks[0].bits.flags.writeable
 

@@ -70,6 +70,14 @@ class FloatType:
         signed = bits - (1 << self.width) if bits & self.sign_mask else bits
         return signed ^ (self.abs_mask if signed < 0 else 0)
 
+    def key_to_bits(self, key: int) -> int:
+        """The bit pattern of one totalOrder key (the inverse of :meth:`key`).
+
+        >>> hex(FLOAT16.key_to_bits(FLOAT16.key(0xFE00))), DOUBLE.key_to_bits(DOUBLE.key(0))
+        ('0xfe00', 0)
+        """
+        return (key ^ self.abs_mask if key < 0 else key) & ((1 << self.width) - 1)
+
     def keys_to_bits(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.unsignedinteger]:
         """Bit patterns from sign-extended int64 totalOrder keys (vectorised)."""
         keys = np.ascontiguousarray(keys, dtype=np.int64)

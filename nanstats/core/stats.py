@@ -113,9 +113,12 @@ class ColumnStats:
     @classmethod
     def from_table(cls, table: StatsTable, row: int) -> ColumnStats:
         """The statistics of one row (scope) of a StatsTable."""
-        num, nulls, pos, neg = (int(c) for c in table.counts[row])
+        # Python ints, not numpy scalars: a handful of keys, where numpy's
+        # machinery costs more than the arithmetic (and more still right
+        # after a scan has streamed the caches full of data).
+        num, nulls, pos, neg = table.counts[row].tolist()
         ft = table.float_type
-        bits = ft.keys_to_bits(table.keys[row])
+        lo, hi, nan_lo, nan_hi = (ft.key_to_bits(k) for k in table.keys[row].tolist())
         has_values = num - nulls - pos - neg > 0
         has_nan = pos + neg > 0
         return cls(
@@ -124,10 +127,10 @@ class ColumnStats:
             nulls,
             pos,
             neg,
-            int(bits[0]) if has_values else None,
-            int(bits[1]) if has_values else None,
-            int(bits[2]) if has_nan else None,
-            int(bits[3]) if has_nan else None,
+            lo if has_values else None,
+            hi if has_values else None,
+            nan_lo if has_nan else None,
+            nan_hi if has_nan else None,
         )
 
     def merge(self, other: ColumnStats) -> ColumnStats:

@@ -28,6 +28,8 @@ def test_keys_order_as_total_order(ft: FloatType, data: st.DataObject) -> None:
         range(len(bits)), key=ranks.__getitem__
     )
     assert ft.keys_to_bits(np.array(keys, dtype=np.int64)).tolist() == bits
+    assert [ft.key(b) for b in bits] == keys  # the scalar forms agree with the vectorised
+    assert [ft.key_to_bits(k) for k in keys] == bits
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
