@@ -10,11 +10,11 @@
  * - float32 and float64 take their extremes with the float min/max
  *   instructions.  minps(x, acc) returns acc when x is NaN, so NaNs drop out
  *   of the value extremes at no cost.  Float compares cannot tell -0.0 from
- *   +0.0; the sign is settled at the end of the page from two scalar bits
- *   (a non-NaN row with the sign set seen, one with it clear): when the
- *   minimum is a zero, it is -0.0 exactly when a negative non-NaN row was
- *   seen (no row is below zero, so that row is -0.0), and likewise for the
- *   maximum.
+ *   +0.0; the sign is settled at the end of the page from two facts the
+ *   lane counts give (a non-NaN row with the sign set seen, one with it
+ *   clear): when the minimum is a zero, it is -0.0 exactly when a negative
+ *   non-NaN row was seen (no row is below zero, so that row is -0.0), and
+ *   likewise for the maximum.
  * - NaN extremes of float32/64: a NaN's bits mapped to sign | 1.0 | payload,
  *   the number +-(1 + payload / 2^p), orders NaNs as the total order does
  *   (-NaN with a larger payload lower, +NaN higher), and the non-NaN rows,
@@ -282,13 +282,22 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         (g) = (unsigned)FMOVMSK(s);                                           \
     } while (0)
 
-/* Scalar bookkeeping of one or two vectors' masks. */
+/* Scalar bookkeeping of one or two vectors' masks: three popcounts, of the
+ * non-NaN lanes, the NaN lanes with the sign set and the lanes with the
+ * sign set.  Whether a non-NaN row of either sign was seen (the sign of a
+ * zero extreme) follows from these at the end of the page, as for float16:
+ * three integer instructions a pair fewer than or-ing the two bits in the
+ * loop (46 -> 43 a pair with a bitmap).  Measured on AMD Zen 5, both builds
+ * in one process: with an Arrow bitmap at 1e8 values, float32 0.88-0.89 ->
+ * 0.94 of the read ceiling and float64 0.87-0.88 -> 0.94-0.95; in cache,
+ * 115.5 -> 107.5 and 225.7 -> 205.9 ns per 1,000 rows.  A loop with some
+ * 20 vector and 20 integer instructions a pair is bound by how many it
+ * issues, not only by its vector ones. */
 #define NS_COUNT(m, g)                                                        \
     do {                                                                      \
         ordc += __builtin_popcount(m);                                        \
         negnan += __builtin_popcount((g) & ~(m));                             \
-        negnum |= (g) & (m);                                                  \
-        posnum |= ~(g) & (m);                                                 \
+        negc += __builtin_popcount(g);                                        \
     } while (0)
 #define NS_COUNT2(m0, g0, m1, g1) NS_COUNT((m0) | (m1) << LANES, (g0) | (g1) << LANES)
 
@@ -716,7 +725,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         uint16_t nanlo = 0xFFFF; /* the smallest NaN bits, where one sign */
 #else
         int64_t ordc = 0;
-        unsigned negnum = 0, posnum = 0;
+        int64_t negc = 0; /* lanes with the sign set */
 #endif
         int64_t negnan = 0, valid = 0, lanes = 0;
 #if NS_W == 16
@@ -887,6 +896,10 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #define NS_POSNUM16 (lanes - negc - (nanc - negnan) > 0)
 #else
         int64_t nan = lanes - ordc;
+        /* Non-NaN lanes with the sign set and clear, from the counts before
+         * the replaced lanes come off (each is a copy of a valid row of the
+         * page, so it adds no sign the page lacks). */
+        const int negnum = negc - negnan > 0, posnum = lanes - negc - (nan - negnan) > 0;
 #endif
         const int64_t replaced = lanes - valid;
         if (NS_FN(ns_avx2_isnan_)(refb)) {
