@@ -153,6 +153,27 @@ NS_TARGET static inline uint64_t NS_FN(ns_avx2_load8_)(const uint8_t *p)
     return w;
 }
 
+/* The bitmap of len rows from bit pos, where the loops can read it in place:
+ * aligned to a byte, with their reads (up to 8 bytes past a row's byte)
+ * inside it; NULL where they cannot. */
+NS_TARGET static inline const uint8_t *NS_FN(ns_avx2_inplace_)(const uint8_t *v, int64_t nbytes,
+                                                               int64_t pos, int64_t len)
+{
+    return (pos & 7) == 0 && (pos >> 3) + 8 * (len / 64) + 16 <= nbytes ? v + (pos >> 3) : NULL;
+}
+
+/* The valid rows among len rows of bits at p (bit j of byte j / 8). */
+NS_TARGET static inline int64_t NS_FN(ns_avx2_count_)(const uint8_t *p, int64_t len)
+{
+    int64_t cnt = 0, w = 0;
+    for (; w < len / 64; w++)
+        cnt += __builtin_popcountll(NS_FN(ns_avx2_load8_)(p + 8 * w));
+    if (len % 64)
+        cnt += __builtin_popcountll(NS_FN(ns_avx2_load8_)(p + 8 * w) &
+                                    (((uint64_t)1 << (len % 64)) - 1));
+    return cnt;
+}
+
 /* Validity bits (1 = valid, bit j of byte j / 8 for row j) of len <= NS_CHUNK
  * rows: the rows' first validity bit is bit `pos` of v for a bitmap, byte
  * `pos` for byte masks.  Returns where the bits are: in the bitmap itself
@@ -179,17 +200,11 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         const int64_t byte = pos >> 3;
         const unsigned sh = (unsigned)(pos & 7);
         const uint8_t *p = v + byte;
-        if (sh == 0 && byte + 8 * full + 16 <= nbytes) {
-#if NS_W == 16
+        if (NS_FN(ns_avx2_inplace_)(v, nbytes, pos, len)) {
             /* float16 counts a bitmap's valid rows in its loop (a popcount
              * a pair of vectors, on integer units the loop leaves idle). */
-            return p;
-#endif
-            for (; w < full; w++)
-                cnt += __builtin_popcountll(NS_FN(ns_avx2_load8_)(p + 8 * w));
-            if (rest)
-                cnt += __builtin_popcountll(NS_FN(ns_avx2_load8_)(p + 8 * w) & live);
-            *valid += cnt;
+            if (NS_W != 16)
+                *valid += NS_FN(ns_avx2_count_)(p, len);
             return p;
         }
         if (sh != 0)
@@ -864,10 +879,23 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             for (int64_t c = 0; c < rows; c += NS_CHUNK) {
                 const int64_t len = rows - c < NS_CHUNK ? rows - c : NS_CHUNK;
                 const T *crow = row + c;
-                const uint8_t *bb = NS_FN(ns_avx2_bits_)(
-                    kind, validity, validity_nbytes,
-                    kind == NS_VALIDITY_BITMAP ? bit_offset + start + c : start + c, len, bits,
-                    &valid);
+                /* A bitmap read in place has its valid rows counted here,
+                 * not through ns_avx2_bits_: the call clobbers every vector
+                 * register, which cost more than its popcounts (float32
+                 * pages of 1,000 rows with a bitmap, at 1e8 values, both
+                 * builds in one process: 1.06-1.11 -> 1.03-1.07 times one
+                 * summary; in cache 112.6 -> 108.3 ns per 1,000 rows). */
+                const int64_t bpos = bit_offset + start + c;
+                const uint8_t *bb = kind == NS_VALIDITY_BITMAP
+                                        ? NS_FN(ns_avx2_inplace_)(validity, validity_nbytes, bpos,
+                                                                  len)
+                                        : NULL;
+                if (bb)
+                    valid += NS_FN(ns_avx2_count_)(bb, len);
+                else
+                    bb = NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes,
+                                              kind == NS_VALIDITY_BITMAP ? bpos : start + c, len,
+                                              bits, &valid);
                 /* A pair of vectors starts at a byte of bits (LANES >= 4);
                  * pointers stepped, not an index: fewer integer
                  * instructions. */
