@@ -175,12 +175,12 @@ NS_TARGET static inline int64_t NS_FN(ns_avx2_count_)(const uint8_t *p, int64_t 
 }
 
 /* Validity bits (1 = valid, bit j of byte j / 8 for row j) of len <= NS_CHUNK
- * rows: the rows' first validity bit is bit `pos` of v for a bitmap, byte
- * `pos` for byte masks.  Returns where the bits are: in the bitmap itself
- * when it is aligned to a byte and the loop's reads (up to 8 bytes past a
- * row's byte) stay inside it, else in bits[], filled here.  Bits after len
- * may be anything (rows past the page are never counted, and their lanes
- * hold the reference row whatever the bit).  Adds the valid rows to *valid. */
+ * rows, copied to bits[] (a bitmap that ns_avx2_inplace_ gives is read in
+ * place instead): the rows' first validity bit is bit `pos` of v for a
+ * bitmap, byte `pos` for byte masks.  Returns bits.  Bits after len may be
+ * anything (rows past the page are never counted, and their lanes hold the
+ * reference row whatever the bit).  Adds the valid rows to *valid, except
+ * float16's from a bitmap, which its loop counts. */
 /* Inlined for float16 (its caller then keeps its accumulators in registers
  * across the call: measured 5% faster with nulls); left to the compiler for
  * the others (inlined there, gcc 12 allocates their loops' registers worse). */
@@ -200,13 +200,6 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         const int64_t byte = pos >> 3;
         const unsigned sh = (unsigned)(pos & 7);
         const uint8_t *p = v + byte;
-        if (NS_FN(ns_avx2_inplace_)(v, nbytes, pos, len)) {
-            /* float16 counts a bitmap's valid rows in its loop (a popcount
-             * a pair of vectors, on integer units the loop leaves idle). */
-            if (NS_W != 16)
-                *valid += NS_FN(ns_avx2_count_)(p, len);
-            return p;
-        }
         if (sh != 0)
             for (; w < full && byte + 8 * w + 9 <= nbytes; w++) {
                 uint64_t x = (NS_FN(ns_avx2_load8_)(p + 8 * w) >> sh) |
@@ -834,13 +827,17 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         for (int64_t c = 0; c < rows; c += NS_CHUNK) {
             const int64_t len = rows - c < NS_CHUNK ? rows - c : NS_CHUNK;
             const T *crow = row + c;
-            const uint8_t *bb =
-                kind == NS_VALIDITY_NONE
-                    ? NULL
-                    : NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes,
-                                           kind == NS_VALIDITY_BITMAP ? bit_offset + start + c
-                                                                      : start + c,
-                                           len, bits, &valid);
+            /* A bitmap read in place or the bits copied; float16 counts a
+             * bitmap's valid rows in its loop (a popcount a pair of
+             * vectors, on integer units the loop leaves idle). */
+            const int64_t bpos = bit_offset + start + c;
+            const uint8_t *bb = kind == NS_VALIDITY_BITMAP
+                                    ? NS_FN(ns_avx2_inplace_)(validity, validity_nbytes, bpos, len)
+                                    : NULL;
+            if (!bb && kind != NS_VALIDITY_NONE)
+                bb = NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes,
+                                          kind == NS_VALIDITY_BITMAP ? bpos : start + c, len,
+                                          bits, &valid);
             const int64_t nanc0 = nanc, negnan0 = negnan;
             const int ran_w = wmode;
             if (wmode)

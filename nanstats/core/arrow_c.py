@@ -199,8 +199,8 @@ def _viewed(ft: FloatType, n: int, off: int, nulls: int, data: int | None,
     if nulls > 0 and not validity:
         raise ArrowInterfaceError(f"the {_what(ft, n, off)} has {nulls} nulls and a NULL "
                                   "validity buffer")
-    bits = (np.zeros(0, ft.bits_dtype) if n == 0
-            else _view(data, ft.bits_dtype, off + n, owner)[off:])  # type: ignore[arg-type]
+    bits = (_view(data, ft.bits_dtype, off + n, owner)[off:] if n > 0 and data
+            else np.zeros(0, ft.bits_dtype))
     if not validity or nulls == 0:
         return KernelInput(ft, bits, _kernels.VALIDITY_NONE, NO_VALIDITY)
     bitmap = _view(validity, np.dtype(np.uint8), (off + n + 7) // 8, owner)
