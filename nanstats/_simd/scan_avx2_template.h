@@ -27,10 +27,11 @@
  *   complemented bits of the NaN lanes, in the loop where the data has
  *   shown NaNs of one sign, else from a lean second pass (see the float16
  *   section).
- * - Counts are scalar: the NaN and sign masks of each vector (movmskps and
- *   the like; for float16 a pair's masks packed to bytes first, one
- *   movemask for 32 rows) go to the integer core, which popcounts them; the
- *   vector units see none of it.
+ * - Counts are scalar: the NaN and sign masks go to the integer core, which
+ *   popcounts them; the vector units see none of it.  float32/64 take four
+ *   vectors a step and pack their masks to bytes first (two movemasks for
+ *   the four), float16 packs a pair's (one movemask for 32 rows); the last
+ *   vectors of a page use movmskps and the like.
  * - Nulls are replaced by the page's first valid row (the reference row),
  *   which cannot move a min or a max: one blend a vector.  The NaN counts
  *   take the replaced rows off at the end of the page.
@@ -42,7 +43,7 @@
  *   each lane's bit with and + cmpeq), where blendv looks.
  * - The rows after the last full vector are copied into a vector padded
  *   with the reference row.  No read past the buffers.
- * - A software prefetch NS_PREFETCH_BYTES ahead in the pair loops keeps
+ * - A software prefetch NS_PREFETCH_BYTES ahead in the main loops keeps
  *   the reads streaming across the short loops of small pages. */
 
 #define NS_CAT2(a, b) a##b
@@ -256,19 +257,14 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
 #if NS_W != 16
 /* ---------------------------------------------------------------- float32/64 */
 #define VT VF
-/* Float min/max have a latency of several cycles: two sets of accumulators
- * (the second merged into the first at the end of the page). */
-#define NS_X1 1
-#define NS_MERGE                                                              \
-    do {                                                                      \
-        vmin0 = FMIN(vmin0, vmin1);                                           \
-        vmax0 = FMAX(vmax0, vmax1);                                           \
-        nmin0 = FMIN(nmin0, nmin1);                                           \
-        nmax0 = FMAX(nmax0, nmax1);                                           \
-    } while (0)
+/* One set of accumulators: the loops take four vectors a step (two a step
+ * in the last pair of a page), so each accumulator's chain of min/max (two
+ * to four cycles each) stays shorter than the step.  Two sets, when the
+ * loop took two vectors a step, left the four-vector loop no registers:
+ * gcc spilled accumulators to the stack. */
 #define NS_WV_T __m256i
 #define NS_PAGE_CONSTS(refb) ((void)0)
-#define NS_MASK_T unsigned
+#define NS_MASK_T VF
 #define NS_BCAST_ARGS(wp) (wp)
 #define NS_LOAD(p) CASTF(_mm256_loadu_si256((const __m256i *)(p)))
 #define NS_ACC_INIT(x)                                                        \
@@ -287,8 +283,8 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         VF d_ = FOR(FAND((s), unit), ord_);                                   \
         nmin##x = FMIN(d_, nmin##x);                                          \
         nmax##x = FMAX(d_, nmax##x);                                          \
-        (m) = (unsigned)FMOVMSK(ord_);                                        \
-        (g) = (unsigned)FMOVMSK(s);                                           \
+        (m) = ord_;                                                           \
+        (g) = (s);                                                            \
     } while (0)
 
 /* Scalar bookkeeping of one or two vectors' masks: three popcounts, of the
@@ -302,13 +298,58 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
  * 115.5 -> 107.5 and 225.7 -> 205.9 ns per 1,000 rows.  A loop with some
  * 20 vector and 20 integer instructions a pair is bound by how many it
  * issues, not only by its vector ones. */
-#define NS_COUNT(m, g)                                                        \
+#define NS_COUNT_BITS(m, g)                                                   \
     do {                                                                      \
-        ordc += __builtin_popcount(m);                                        \
-        negnan += __builtin_popcount((g) & ~(m));                             \
-        negc += __builtin_popcount(g);                                        \
+        const unsigned M_ = (m), G_ = (g);                                    \
+        ordc += __builtin_popcount(M_);                                       \
+        negnan += __builtin_popcount(G_ & ~M_);                               \
+        negc += __builtin_popcount(G_);                                       \
     } while (0)
-#define NS_COUNT2(m0, g0, m1, g1) NS_COUNT((m0) | (m1) << LANES, (g0) | (g1) << LANES)
+#define NS_COUNT(m, g) NS_COUNT_BITS((unsigned)FMOVMSK(m), (unsigned)FMOVMSK(g))
+#define NS_COUNT2(m0, g0, m1, g1)                                             \
+    NS_COUNT_BITS((unsigned)FMOVMSK(m0) | (unsigned)FMOVMSK(m1) << LANES,     \
+                  (unsigned)FMOVMSK(g0) | (unsigned)FMOVMSK(g1) << LANES)
+/* Four vectors a step (the loops over pages' whole rows): their masks
+ * packed by saturating packs, which keep each lane's sign, and moved to the
+ * integer core by one movemask each, 32 bits for the four vectors (the
+ * packs permute the lanes alike for both masks).  float32 packs to a byte a
+ * lane.  float64 first takes each lane's upper half (its sign's) and packs
+ * to 16 bits a lane: two bits a lane, the sign in the upper one (NS_QSIGNS
+ * keeps those), the non-NaN count doubled (NS_QORD halves it at the end of
+ * the page).  Against the same loop two vectors a step with a movmskps a
+ * vector (AMD Zen 4, 1e8 values, both builds in one process, fractions of
+ * the read ceiling): float32 0.916 -> 0.976 without nulls, 0.866 -> 0.890
+ * with an Arrow bitmap, float64 0.933 -> 0.982 and 0.892 -> 0.910; in cache
+ * float32 without nulls 127 -> 105 ns per 1,000 rows: the integer side
+ * (shifts, ors, popcounts and adds, some twelve instructions a pair of
+ * vectors) went from two vectors' to four vectors' worth a step. */
+#if NS_W == 32
+#define NS_QHALF(a, b) _mm256_packs_epi32(CASTI(a), CASTI(b))
+#define NS_QJOIN(x, y) ((unsigned)_mm256_movemask_epi8(_mm256_packs_epi16((x), (y))))
+#define NS_QSIGNS 0xFFFFFFFFu
+#define NS_QORD(c) (c)
+#else
+#define NS_QHALF(a, b)                                                        \
+    _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(a), _mm256_castpd_ps(b), \
+                                          _MM_SHUFFLE(3, 1, 3, 1)))
+#define NS_QJOIN(x, y) ((unsigned)_mm256_movemask_epi8(_mm256_packs_epi32((x), (y))))
+#define NS_QSIGNS 0xAAAAAAAAu
+#define NS_QORD(c) ((c) / 2)
+#endif
+#define NS_QUAD(s0, s1, s2, s3)                                               \
+    do {                                                                      \
+        NS_MASK_T m0, g0, m1, g1;                                             \
+        NS_STEP(s0, 0, m0, g0);                                               \
+        NS_STEP(s1, 0, m1, g1);                                               \
+        const __m256i pm_ = NS_QHALF(m0, m1), pg_ = NS_QHALF(g0, g1);         \
+        NS_STEP(s2, 0, m0, g0);                                               \
+        NS_STEP(s3, 0, m1, g1);                                               \
+        const unsigned M_ = NS_QJOIN(pm_, NS_QHALF(m0, m1));                  \
+        const unsigned G_ = NS_QJOIN(pg_, NS_QHALF(g0, g1)) & NS_QSIGNS;      \
+        qord += __builtin_popcount(M_);                                       \
+        negnan += __builtin_popcount(G_ & ~M_);                               \
+        negc += __builtin_popcount(G_);                                       \
+    } while (0)
 
 /* Vector q's validity from the bits at wp (wp: the byte of its first row):
  * each lane's bit shifted to the top of the lane, where blendv looks. */
@@ -338,12 +379,16 @@ NS_TARGET static inline __m256i NS_FN(ns_avx2_bcast_)(const uint8_t *wp)
 #define NS_REF_SET1(b) CASTF(_mm256_set1_epi32((int)(b)))
 #define NS_MASK_CONSTS                                                        \
     const __m256i shv0 = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24);   \
-    const __m256i shv1 = _mm256_setr_epi32(23, 22, 21, 20, 19, 18, 17, 16)
+    const __m256i shv1 = _mm256_setr_epi32(23, 22, 21, 20, 19, 18, 17, 16);   \
+    const __m256i shv2 = _mm256_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8);     \
+    const __m256i shv3 = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)
 #else
 #define NS_REF_SET1(b) CASTF(_mm256_set1_epi64x((long long)(b)))
 #define NS_MASK_CONSTS                                                        \
     const __m256i shv0 = _mm256_setr_epi64x(63, 62, 61, 60);                  \
-    const __m256i shv1 = _mm256_setr_epi64x(59, 58, 57, 56)
+    const __m256i shv1 = _mm256_setr_epi64x(59, 58, 57, 56);                  \
+    const __m256i shv2 = _mm256_setr_epi64x(55, 54, 53, 52);                  \
+    const __m256i shv3 = _mm256_setr_epi64x(51, 50, 49, 48)
 #endif
 
 #if NS_W == 32
@@ -423,7 +468,6 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
  * +NaN with +NaN only, the largest -NaN with -NaN only: the NaNs of one
  * sign are ordered as their bits are): from wmax over the stretches run
  * with it, and from ns_avx2_nanlo16_ below over the others. */
-#define NS_X1 0
 #define NS_ACC_INIT(x)                                                        \
     __m256i vmin##x = smax, vmax##x = smin, kmin##x = smax, kmax##x = smin,   \
             wmax##x = _mm256_setzero_si256()
@@ -725,9 +769,6 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         const VT ref = NS_REF_SET1(refb);
         NS_PAGE_CONSTS(refb);
         NS_ACC_INIT(0);
-#if NS_X1
-        NS_ACC_INIT(1);
-#endif
 #if NS_W == 16
         int64_t nanc = 0;
         int64_t negc = 0; /* lanes with the sign set */
@@ -861,17 +902,26 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             valid = rows;
 #undef NS_RUN16
 #else
-        /* Rows in pairs of vectors, then one vector, then the rest padded
-         * with the reference row (whose bits are 0 in the buffer). */
+        /* Rows four vectors a step, then a pair, then one vector, then the
+         * rest padded with the reference row (whose bits are 0 in the
+         * buffer). */
+        int64_t qord = 0; /* NS_QUAD's count of non-NaN lanes (see NS_QORD) */
         if (kind == NS_VALIDITY_NONE) {
             int64_t i = 0;
-            for (; i + 2 * LANES <= rows; i += 2 * LANES) {
-                unsigned m0, g0, m1, g1;
+            for (; i + 4 * LANES <= rows; i += 4 * LANES) {
                 NS_PF((const char *)(row + i));
+                NS_PF((const char *)(row + i + 2 * LANES));
+                VT s0 = NS_LOAD(row + i), s1 = NS_LOAD(row + i + LANES);
+                VT s2 = NS_LOAD(row + i + 2 * LANES), s3 = NS_LOAD(row + i + 3 * LANES);
+                NS_QUAD(s0, s1, s2, s3);
+            }
+            if (i + 2 * LANES <= rows) {
+                NS_MASK_T m0, g0, m1, g1;
                 VT s0 = NS_LOAD(row + i), s1 = NS_LOAD(row + i + LANES);
                 NS_STEP(s0, 0, m0, g0);
-                NS_STEP(s1, NS_X1, m1, g1);
+                NS_STEP(s1, 0, m1, g1);
                 NS_COUNT2(m0, g0, m1, g1);
+                i += 2 * LANES;
             }
             lanes = i;
             NS_TAIL(row, rows, i, NS_ALL_LANES);
@@ -897,23 +947,35 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                     bb = NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes,
                                               kind == NS_VALIDITY_BITMAP ? bpos : start + c, len,
                                               bits, &valid);
-                /* A pair of vectors starts at a byte of bits (LANES >= 4);
-                 * pointers stepped, not an index: fewer integer
-                 * instructions. */
-                const T *q = crow, *const qend = crow + (len & ~(int64_t)(2 * LANES - 1));
+                /* Four vectors share one broadcast of their bits (a pair
+                 * starts at a byte of bits: LANES >= 4); pointers stepped,
+                 * not an index: fewer integer instructions. */
+                const T *q = crow, *const qend = crow + (len & ~(int64_t)(4 * LANES - 1));
                 const uint8_t *bq = bb;
-                for (; q < qend; q += 2 * LANES, bq += 2 * LANES / 8) {
-                    unsigned m0, g0, m1, g1;
+                for (; q < qend; q += 4 * LANES, bq += 4 * LANES / 8) {
                     NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(NS_BCAST_ARGS(bq));
                     NS_PF((const char *)q);
+                    NS_PF((const char *)(q + 2 * LANES));
                     VT s0 = NS_LOAD(q), s1 = NS_LOAD(q + LANES);
+                    VT s2 = NS_LOAD(q + 2 * LANES), s3 = NS_LOAD(q + 3 * LANES);
+                    s0 = NS_BLEND(ref, s0, wv, 0);
+                    s1 = NS_BLEND(ref, s1, wv, 1);
+                    s2 = NS_BLEND(ref, s2, wv, 2);
+                    s3 = NS_BLEND(ref, s3, wv, 3);
+                    NS_QUAD(s0, s1, s2, s3);
+                }
+                int64_t j = qend - crow;
+                if (j + 2 * LANES <= len) {
+                    NS_MASK_T m0, g0, m1, g1;
+                    NS_WV_T const wv = NS_FN(ns_avx2_bcast_)(NS_BCAST_ARGS(bb + j / 8));
+                    VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);
                     s0 = NS_BLEND(ref, s0, wv, 0);
                     s1 = NS_BLEND(ref, s1, wv, 1);
                     NS_STEP(s0, 0, m0, g0);
-                    NS_STEP(s1, NS_X1, m1, g1);
+                    NS_STEP(s1, 0, m1, g1);
                     NS_COUNT2(m0, g0, m1, g1);
+                    j += 2 * LANES;
                 }
-                const int64_t j = qend - crow;
                 lanes += j;
                 NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));
             }
@@ -928,6 +990,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #define NS_NEGNUM16 (negc - negnan > 0)
 #define NS_POSNUM16 (lanes - negc - (nanc - negnan) > 0)
 #else
+        ordc += NS_QORD(qord);
         int64_t nan = lanes - ordc;
         /* Non-NaN lanes with the sign set and clear, from the counts before
          * the replaced lanes come off (each is a copy of a valid row of the
@@ -943,9 +1006,6 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         counts[4 * p + 1] = rows - valid;
         counts[4 * p + 2] = nan - negnan;
         counts[4 * p + 3] = negnan;
-#if NS_X1
-        NS_MERGE;
-#endif
         NS_FINISH(pk, valid - nan, nan);
 #if NS_W == 16
         /* The reference row is a NaN but the page has values: NaN lanes
@@ -972,10 +1032,16 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_CONSTS
 #undef NS_STEP
 #undef NS_STEP_
-#undef NS_X1
-#undef NS_MERGE
 #undef NS_COUNT
 #undef NS_COUNT2
+#if NS_W != 16
+#undef NS_QUAD
+#undef NS_QHALF
+#undef NS_QJOIN
+#undef NS_COUNT_BITS
+#undef NS_QSIGNS
+#undef NS_QORD
+#endif
 #undef NS_REF_SET1
 #undef NS_PAGE_CONSTS
 #undef NS_MASK_T
