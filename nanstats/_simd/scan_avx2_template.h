@@ -130,7 +130,7 @@
  * 0.762-0.788, float64 0.791-0.807 -> 0.855-0.858; an Arrow bitmap float32
  * 0.868-0.887 -> 0.885-0.905, float64 0.899-0.919 -> 0.915-0.932; pages of
  * 1,000 rows unchanged.  float16 keeps 2,048 (its chunks also carry the
- * NaN-sign mode, and 512 made its byte masks 0.03 slower). */
+ * NaN-sign mode, and 512 read its byte masks 0.03 slower in one run). */
 #if NS_W == 16
 #define NS_CHUNK 2048
 #else
