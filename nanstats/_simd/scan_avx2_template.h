@@ -280,22 +280,22 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
 #define NS_MASK_T VF
 #define NS_BCAST_ARGS(wp) (wp)
 #define NS_LOAD(p) CASTF(_mm256_loadu_si256((const __m256i *)(p)))
-#define NS_ACC_INIT(x)                                                        \
-    VF vmin##x = pinf, vmax##x = ninf, nmin##x = pinf, nmax##x = ninf
+#define NS_ACC_INIT()                                                         \
+    VF vmin = pinf, vmax = ninf, nmin = pinf, nmax = ninf
 #define NS_CONSTS                                                             \
     const VF unit = FSET1(~(T)EXP_TOP);                                      \
     const VF pinf = FSET1(EXP_BITS), ninf = FSET1(SIGN_BIT | EXP_BITS)
 
 /* One vector: value extremes, NaN extremes; m gets its non-NaN lanes and
  * g its sign bits, a bit a lane. */
-#define NS_STEP_(s, x, m, g)                                                  \
+#define NS_STEP(s, m, g)                                                      \
     do {                                                                      \
         VF ord_ = FCMP((s), (s), _CMP_ORD_Q);                                 \
-        vmin##x = FMIN((s), vmin##x);                                         \
-        vmax##x = FMAX((s), vmax##x);                                         \
+        vmin = FMIN((s), vmin);                                               \
+        vmax = FMAX((s), vmax);                                               \
         VF d_ = FOR(FAND((s), unit), ord_);                                   \
-        nmin##x = FMIN(d_, nmin##x);                                          \
-        nmax##x = FMAX(d_, nmax##x);                                          \
+        nmin = FMIN(d_, nmin);                                                \
+        nmax = FMAX(d_, nmax);                                                \
         (m) = ord_;                                                           \
         (g) = (s);                                                            \
     } while (0)
@@ -352,11 +352,11 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
 #define NS_QUAD(s0, s1, s2, s3)                                               \
     do {                                                                      \
         NS_MASK_T m0, g0, m1, g1;                                             \
-        NS_STEP(s0, 0, m0, g0);                                               \
-        NS_STEP(s1, 0, m1, g1);                                               \
+        NS_STEP(s0, m0, g0);                                                  \
+        NS_STEP(s1, m1, g1);                                                  \
         const __m256i pm_ = NS_QHALF(m0, m1), pg_ = NS_QHALF(g0, g1);         \
-        NS_STEP(s2, 0, m0, g0);                                               \
-        NS_STEP(s3, 0, m1, g1);                                               \
+        NS_STEP(s2, m0, g0);                                                  \
+        NS_STEP(s3, m1, g1);                                                  \
         const unsigned M_ = NS_QJOIN(pm_, NS_QHALF(m0, m1));                  \
         const unsigned G_ = NS_QJOIN(pg_, NS_QHALF(g0, g1)) & NS_QSIGNS;      \
         qord += __builtin_popcount(M_);                                       \
@@ -364,11 +364,9 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         negc += __builtin_popcount(G_);                                       \
     } while (0)
 
-/* Vector q's validity from the bits at wp (wp: the byte of its first row):
- * each lane's bit shifted to the top of the lane, where blendv looks. */
-/* The validity of vector q (0 or 1) of a pair from the bits at wp (the byte
- * of the pair's first row): the bits broadcast from memory, each lane's bit
- * shifted to the top of the lane, where blendv looks. */
+/* The validity bits of a step's vectors broadcast from memory at wp (the
+ * byte of the step's first row); NS_BLEND shifts vector q's own bits (q = 0
+ * to 3) to the top of each lane, where blendv looks. */
 NS_TARGET static inline __m256i NS_FN(ns_avx2_bcast_)(const uint8_t *wp)
 {
 #if NS_W == 32
@@ -438,8 +436,8 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 #define NS_FINISH(keys, nums, nan)                                            \
     do {                                                                      \
         if ((nums) > 0) {                                                     \
-            T lo_ = NS_FN(ns_avx2_hmin_)(vmin0);                 \
-            T hi_ = NS_FN(ns_avx2_hmax_)(vmax0);                 \
+            T lo_ = NS_FN(ns_avx2_hmin_)(vmin);                               \
+            T hi_ = NS_FN(ns_avx2_hmax_)(vmax);                               \
             /* A zero's sign: see the head of this file. */                   \
             if ((lo_ & ~(T)SIGN_BIT) == 0)                                    \
                 lo_ = negnum ? (T)SIGN_BIT : 0;                               \
@@ -449,8 +447,8 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
             (keys)[1] = NS_FN(ns_avx2_key_)(hi_);                             \
         }                                                                     \
         if ((nan) > 0) {                                                      \
-            T lo_ = NS_FN(ns_avx2_hmin_)(nmin0);                 \
-            T hi_ = NS_FN(ns_avx2_hmax_)(nmax0);                 \
+            T lo_ = NS_FN(ns_avx2_hmin_)(nmin);                               \
+            T hi_ = NS_FN(ns_avx2_hmax_)(nmax);                               \
             /* Back from sign | 1.0 | payload to the NaN's bits. */           \
             lo_ = (lo_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
             hi_ = (hi_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
@@ -481,9 +479,9 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
  * +NaN with +NaN only, the largest -NaN with -NaN only: the NaNs of one
  * sign are ordered as their bits are): from wmax over the stretches run
  * with it, and from ns_avx2_nanlo16_ below over the others. */
-#define NS_ACC_INIT(x)                                                        \
-    __m256i vmin##x = smax, vmax##x = smin, kmin##x = smax, kmax##x = smin,   \
-            wmax##x = _mm256_setzero_si256()
+#define NS_ACC_INIT()                                                         \
+    __m256i vmin = smax, vmax = smin, kmin = smax, kmax = smin,               \
+            wmax = _mm256_setzero_si256()
 #define NS_CONSTS                                                             \
     const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00); \
     const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN)
@@ -496,18 +494,18 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 
 /* One vector: m gets its NaN lanes (two bits a lane) and g the bytes'
  * top bits (a lane's sign is its upper byte's). */
-#define NS_STEP_(s, x, m, g)                                                  \
+#define NS_STEP(s, m, g)                                                      \
     do {                                                                      \
         __m256i mag_ = _mm256_and_si256((s), abs7);                           \
         __m256i k_ = _mm256_sign_epi16(mag_, (s));                            \
         __m256i nan_ = _mm256_cmpgt_epi16(mag_, inf0);                        \
         __m256i t_ = _mm256_blendv_epi8(k_, kref, nan_);                      \
-        vmin##x = _mm256_min_epi16(t_, vmin##x);                              \
-        vmax##x = _mm256_max_epi16(t_, vmax##x);                              \
-        kmin##x = _mm256_min_epi16(k_, kmin##x);                              \
-        kmax##x = _mm256_max_epi16(k_, kmax##x);                              \
+        vmin = _mm256_min_epi16(t_, vmin);                                    \
+        vmax = _mm256_max_epi16(t_, vmax);                                    \
+        kmin = _mm256_min_epi16(k_, kmin);                                    \
+        kmax = _mm256_max_epi16(k_, kmax);                                    \
         if (wf)                                                               \
-            wmax##x = _mm256_max_epu16(_mm256_andnot_si256((s), nan_), wmax##x); \
+            wmax = _mm256_max_epu16(_mm256_andnot_si256((s), nan_), wmax);    \
         (m) = nan_;                                                           \
         (g) = (s);                                                            \
     } while (0)
@@ -636,8 +634,8 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
 #define NS_FINISH(keys, nums, nan)                                            \
     do {                                                                      \
         if ((nums) > 0) {                                                     \
-            const int lo_ = NS_FN(ns_avx2_hmin16_)(vmin0);                    \
-            const int hi_ = NS_FN(ns_avx2_hmax16_)(vmax0);                    \
+            const int lo_ = NS_FN(ns_avx2_hmin16_)(vmin);                     \
+            const int hi_ = NS_FN(ns_avx2_hmax16_)(vmax);                     \
             /* A zero's sign (see the head of this file): -0.0 has key -1. */ \
             (keys)[0] = NS_KKEY16(lo_);                                       \
             (keys)[1] = NS_KKEY16(hi_);                                       \
@@ -652,11 +650,11 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
             int64_t w_ = 0;                                                   \
             if (negnan == 0 || posnan_ == 0)                                  \
             {                                                                 \
-                const uint16_t w1_ = (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(wmax0); \
+                const uint16_t w1_ = (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(wmax); \
                 w_ = NS_KEY16(w1_ < nanlo ? w1_ : nanlo);                     \
             }                                                                 \
-            (keys)[2] = negnan > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmin16_)(kmin0)) : w_; \
-            (keys)[3] = posnan_ > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmax16_)(kmax0)) : w_; \
+            (keys)[2] = negnan > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmin16_)(kmin)) : w_; \
+            (keys)[3] = posnan_ > 0 ? NS_KKEY16(NS_FN(ns_avx2_hmax16_)(kmax)) : w_; \
         }                                                                     \
     } while (0)
 #endif
@@ -674,7 +672,7 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
         if ((len) - r_ >= LANES) {                                            \
             VT s_ = NS_LOAD((base) + r_);                                     \
             s_ = FBLEND_BITS(ref, s_, (VBITS));                               \
-            NS_STEP(s_, 0, m0_, g0_);                                         \
+            NS_STEP(s_, m0_, g0_);                                            \
             NS_COUNT(m0_, g0_);                                               \
             r_ += LANES;                                                      \
             lanes += LANES;                                                   \
@@ -695,7 +693,7 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
                 r_ = 0;                                                       \
                 s_ = FBLEND_BITS(ref, s_, (VBITS) & ((1u << (len)) - 1));        \
             }                                                                 \
-            NS_STEP(s_, 0, m0_, g0_);                                         \
+            NS_STEP(s_, m0_, g0_);                                            \
             NS_COUNT(m0_, g0_);                                               \
             lanes += LANES;                                                   \
         }                                                                     \
@@ -711,7 +709,6 @@ NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int
 }
 
 /* ---------------------------------------------------------------- the driver */
-#define NS_STEP(s, x, m, g) NS_STEP_(s, x, m, g)
 
 NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
                                       int64_t validity_nbytes, int64_t bit_offset,
@@ -781,7 +778,7 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         const T refb = row[first];
         const VT ref = NS_REF_SET1(refb);
         NS_PAGE_CONSTS(refb);
-        NS_ACC_INIT(0);
+        NS_ACC_INIT();
 #if NS_W == 16
         int64_t nanc = 0;
         int64_t negc = 0; /* lanes with the sign set */
@@ -820,8 +817,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(vq_ + j + LANES))), z_); \
             s0 = _mm256_blendv_epi8((A0), (B0), e0_);                         \
             s1 = _mm256_blendv_epi8((A1), (B1), e1_);                         \
-            NS_STEP(s0, 0, m0, g0);                                           \
-            NS_STEP(s1, 0, m1, g1);                                           \
+            NS_STEP(s0, m0, g0);                                              \
+            NS_STEP(s1, m1, g1);                                              \
             NS_COUNT2(m0, g0, m1, g1);                                        \
         }                                                                     \
     } while (0)
@@ -834,8 +831,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 NS_MASK_T m0, g0, m1, g1;                                     \
                 NS_PF((const char *)(crow + j));                              \
                 VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);    \
-                NS_STEP(s0, 0, m0, g0);                                       \
-                NS_STEP(s1, 0, m1, g1);                                       \
+                NS_STEP(s0, m0, g0);                                          \
+                NS_STEP(s1, m1, g1);                                          \
                 NS_COUNT2(m0, g0, m1, g1);                                    \
             }                                                                 \
             lanes += j;                                                       \
@@ -866,8 +863,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                 VT s0 = NS_LOAD(q_), s1 = NS_LOAD(q_ + LANES);                \
                 s0 = NS_BLEND(ref, s0, wv, 0);                                \
                 s1 = NS_BLEND(ref, s1, wv, 1);                                \
-                NS_STEP(s0, 0, m0, g0);                                       \
-                NS_STEP(s1, 0, m1, g1);                                       \
+                NS_STEP(s0, m0, g0);                                          \
+                NS_STEP(s1, m1, g1);                                          \
                 NS_COUNT2(m0, g0, m1, g1);                                    \
             }                                                                 \
             j = qend_ - crow;                                                 \
@@ -931,8 +928,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
             if (i + 2 * LANES <= rows) {
                 NS_MASK_T m0, g0, m1, g1;
                 VT s0 = NS_LOAD(row + i), s1 = NS_LOAD(row + i + LANES);
-                NS_STEP(s0, 0, m0, g0);
-                NS_STEP(s1, 0, m1, g1);
+                NS_STEP(s0, m0, g0);
+                NS_STEP(s1, m1, g1);
                 NS_COUNT2(m0, g0, m1, g1);
                 i += 2 * LANES;
             }
@@ -984,8 +981,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                     VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);
                     s0 = NS_BLEND(ref, s0, wv, 0);
                     s1 = NS_BLEND(ref, s1, wv, 1);
-                    NS_STEP(s0, 0, m0, g0);
-                    NS_STEP(s1, 0, m1, g1);
+                    NS_STEP(s0, m0, g0);
+                    NS_STEP(s1, m1, g1);
                     NS_COUNT2(m0, g0, m1, g1);
                     j += 2 * LANES;
                 }
@@ -1044,7 +1041,6 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
 #undef NS_ACC_INIT
 #undef NS_CONSTS
 #undef NS_STEP
-#undef NS_STEP_
 #undef NS_COUNT
 #undef NS_COUNT2
 #if NS_W != 16
