@@ -47,13 +47,15 @@ class ProbingBuildExt(build_ext):
         if not portable_only and ctype != "msvc":
             probes = build_probe.probe(self.compiler, args, log=print)
         decision = build_probe.decide(ctype, probes, portable_only)
-        print(f"nanstats kernel levels: {', '.join(decision.levels)} ({decision.reason})")
+        print(f"nanstats kernel levels: {', '.join(decision.levels)} ({decision.reason})"
+              + (f"; flags {' '.join(decision.flags)}" if decision.flags else ""))
         for ext in self.extensions:
+            ext.extra_compile_args = args
             if ext.name == "nanstats._kernels":
                 ext.sources = [s for s in ext.sources if s not in SIMD_SOURCES]
                 ext.sources += decision.sources
                 ext.define_macros = list(ext.define_macros) + decision.macros
-            ext.extra_compile_args = args
+                ext.extra_compile_args = args + list(decision.flags)
         super().build_extensions()
 
 

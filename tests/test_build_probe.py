@@ -74,4 +74,18 @@ def test_the_real_compiler_here(tmp_path: Path) -> None:
     compiler = new_compiler()
     customize_compiler(compiler)
     probes = build_probe.probe(compiler, ["-O2"])
-    assert probes == ALL_OK, probes
+    # gcc's tuning switches compile with gcc only (clang rejects them).
+    is_gcc = "clang" not in " ".join(compiler.compiler)  # type: ignore[attr-defined]
+    assert probes == ALL_OK | {"gcc_tuning": is_gcc}, probes
+    flags = build_probe.decide("unix", probes, False).flags
+    assert flags == (build_probe.GCC_TUNING if is_gcc else ())
+
+
+def test_gcc_tuning_only_with_an_x86_level() -> None:
+    assert build_probe.decide("unix", ALL_OK, False).flags == build_probe.GCC_TUNING
+    assert build_probe.decide("unix", ALL_OK | {"gcc_tuning": False}, False).flags == ()
+    # No C level for x86 to tune, or not x86, or the portable level alone: none.
+    assert build_probe.decide("unix", ALL_OK | {"cpu_supports": False}, False).flags == ()
+    assert build_probe.decide("unix", ALL_OK | {"x86": False}, False).flags == ()
+    assert build_probe.decide("unix", ALL_OK, True).flags == ()
+    assert build_probe.decide("msvc", ALL_OK, False).flags == ()
