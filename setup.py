@@ -66,6 +66,7 @@ extensions = [
         depends=[
             "nanstats/_simd/scan.h",
             "nanstats/_simd/scan_bits.h",
+            "nanstats/_simd/scan_kinds.h",
             "nanstats/_simd/scan_levels.h",
             "nanstats/_simd/scan_template.h",
             "nanstats/_simd/scan_avx2_template.h",

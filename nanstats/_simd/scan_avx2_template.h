@@ -723,7 +723,7 @@ NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int
 
 /* ---------------------------------------------------------------- the driver */
 
-/* The driver for one kind of validity (see the copies per kind below). */
+/* The driver for one kind of validity (copies per kind: scan_kinds.h). */
 NS_TARGET static inline __attribute__((always_inline)) void
 NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t *validity,
                      int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
@@ -1047,39 +1047,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
     }
 }
 
-/* One copy of the driver per kind of validity, the kind a constant in
- * each (byte masks of both senses share one): a copy holds only its own
- * loops, and the compiler allocates registers for them alone.  gcc 12,
- * float16 pages of 1,000 rows, instructions a page besides those of its
- * rows (counted by callgrind): 294 -> 247 without nulls, 360 -> 337 with
- * an Arrow bitmap. */
-#define NS_SCAN_KIND(name, KIND)                                              \
-    NS_TARGET __attribute__((noinline)) static void NS_FN(name)(              \
-        const void *data, int64_t n, int kind, const uint8_t *validity,      \
-        int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts, \
-        int64_t npages, int64_t *counts, int64_t *keys)                      \
-    {                                                                         \
-        (void)kind;                                                           \
-        NS_FN(ns_scan_kind_)(data, n, (KIND), validity, validity_nbytes, bit_offset, \
-                             page_starts, npages, counts, keys);              \
-    }
-NS_SCAN_KIND(ns_scan_none_, NS_VALIDITY_NONE)
-NS_SCAN_KIND(ns_scan_bitmap_, NS_VALIDITY_BITMAP)
-NS_SCAN_KIND(ns_scan_bytes_, kind)
-#undef NS_SCAN_KIND
-
-NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
-                                      int64_t validity_nbytes, int64_t bit_offset,
-                                      const int64_t *page_starts, int64_t npages,
-                                      int64_t *counts, int64_t *keys)
-{
-    void (*const fn)(const void *, int64_t, int, const uint8_t *, int64_t, int64_t,
-                     const int64_t *, int64_t, int64_t *, int64_t *) =
-        kind == NS_VALIDITY_NONE     ? NS_FN(ns_scan_none_)
-        : kind == NS_VALIDITY_BITMAP ? NS_FN(ns_scan_bitmap_)
-                                     : NS_FN(ns_scan_bytes_);
-    fn(data, n, kind, validity, validity_nbytes, bit_offset, page_starts, npages, counts, keys);
-}
+#include "scan_kinds.h"
 
 #undef VT
 #undef NS_WV_T

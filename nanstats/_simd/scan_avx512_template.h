@@ -275,10 +275,11 @@ NS_TARGET static inline uint64_t NS_FN(ns_word_)(int kind, const uint8_t *v, int
     }
 }
 
-NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, const uint8_t *validity,
-                            int64_t validity_nbytes, int64_t bit_offset,
-                            const int64_t *page_starts, int64_t npages,
-                            int64_t *counts, int64_t *keys)
+/* The driver for one kind of validity (copies per kind: scan_kinds.h). */
+NS_TARGET static inline __attribute__((always_inline)) void
+NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t *validity,
+                     int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
+                     int64_t npages, int64_t *counts, int64_t *keys)
 {
     const S *d = (const S *)data;
     const __m512i absv = SET1(ABS_BITS), inf2v = SET1(INF2_BITS), ones = SET1(-1);
@@ -369,6 +370,8 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
         keys[4 * p + 3] = nan > 0 ? (int64_t)ex[3] : INT64_MIN;
     }
 }
+
+#include "scan_kinds.h"
 
 #undef S
 #undef S_MAX
