@@ -78,14 +78,19 @@ def test_the_real_compiler_here(tmp_path: Path) -> None:
     is_gcc = "clang" not in " ".join(compiler.compiler)  # type: ignore[attr-defined]
     assert probes == ALL_OK | {"gcc_tuning": is_gcc}, probes
     flags = build_probe.decide("unix", probes, False).flags
-    assert flags == (build_probe.GCC_TUNING if is_gcc else ())
+    assert flags == build_probe.NO_WRAPV + (build_probe.GCC_TUNING if is_gcc else ())
 
 
-def test_gcc_tuning_only_with_an_x86_level() -> None:
-    assert build_probe.decide("unix", ALL_OK, False).flags == build_probe.GCC_TUNING
-    assert build_probe.decide("unix", ALL_OK | {"gcc_tuning": False}, False).flags == ()
-    # No C level for x86 to tune, or not x86, or the portable level alone: none.
+def test_kernel_flags_only_with_a_c_level() -> None:
+    both = build_probe.NO_WRAPV + build_probe.GCC_TUNING
+    assert build_probe.decide("unix", ALL_OK, False).flags == both
+    no_gcc = ALL_OK | {"gcc_tuning": False}
+    assert build_probe.decide("unix", no_gcc, False).flags == build_probe.NO_WRAPV
+    # gcc's x86 tuning never for another target; -fno-wrapv for its baseline level.
+    d = build_probe.decide("unix", ALL_OK | {"x86": False}, False)
+    assert d.levels == ("portable", "baseline") and d.flags == build_probe.NO_WRAPV
+    # No C level, or the portable level alone: no flags.
     assert build_probe.decide("unix", ALL_OK | {"cpu_supports": False}, False).flags == ()
-    assert build_probe.decide("unix", ALL_OK | {"x86": False}, False).flags == ()
+    assert build_probe.decide("unix", ALL_OK | {"vector_extensions": False}, False).flags == ()
     assert build_probe.decide("unix", ALL_OK, True).flags == ()
     assert build_probe.decide("msvc", ALL_OK, False).flags == ()

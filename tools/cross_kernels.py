@@ -58,12 +58,14 @@ def decide(cc: str) -> build_probe.Decision:
 
 
 def compile_objects(cc: str, sources: list[str], macros: list[tuple[str, str]],
-                    out: str) -> list[str]:
+                    out: str, flags: tuple[str, ...] = ()) -> list[str]:
+    """Object files of the sources, with setup.py's flags and the decision's."""
     defines = [f"-D{name}={value}" for name, value in macros]
     objects = []
     for src in sources:
         obj = os.path.join(out, os.path.basename(src).replace(".c", ".o"))
-        subprocess.run([cc, *FLAGS, "-I", SIMD, *defines, "-c", src, "-o", obj], check=True)
+        subprocess.run([cc, *FLAGS, *flags, "-I", SIMD, *defines, "-c", src, "-o", obj],
+                       check=True)
         objects.append(obj)
     return objects
 
@@ -107,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
 
     decision = decide(args.cc)
     c_sources = [os.path.join(ROOT, s) for s in decision.sources]
-    objects = compile_objects(args.cc, c_sources, decision.macros, target_dir)
+    objects = compile_objects(args.cc, c_sources, decision.macros, target_dir,
+                              decision.flags)
     print(f"compiled for {args.cc}: {', '.join(os.path.basename(o) for o in objects)}")
     if len(decision.levels) < 2:
         print(f"{args.cc} builds no C level: nothing to run")
@@ -123,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     host_macros = sorted(set(host.macros) | {("NS_BUILT_BASELINE", "1")})
     host_sources = sorted({os.path.join(ROOT, s) for s in host.sources}
                           | {os.path.join(SIMD, "scan_baseline.c")})
-    host_objects = compile_objects(args.host_cc, host_sources, host_macros, host_dir)
+    host_objects = compile_objects(args.host_cc, host_sources, host_macros, host_dir,
+                                   host.flags)
     host_out = run([harness(args.host_cc, host_objects, host_macros, host_dir, static=False)])
     if digests(target_out) != digests(host_out) or len(digests(host_out)) != 3:
         print(f"the digests differ: {sorted(digests(target_out))} here "

@@ -26,10 +26,14 @@ NS_TARGET static void NS_FN(ns_scan_)(const void *data, int64_t n, int kind, con
                                       const int64_t *page_starts, int64_t npages,
                                       int64_t *counts, int64_t *keys)
 {
-    void (*const fn)(const void *, int64_t, int, const uint8_t *, int64_t, int64_t,
-                     const int64_t *, int64_t, int64_t *, int64_t *) =
-        kind == NS_VALIDITY_NONE     ? NS_FN(ns_scan_none_)
-        : kind == NS_VALIDITY_BITMAP ? NS_FN(ns_scan_bitmap_)
-                                     : NS_FN(ns_scan_bytes_);
-    fn(data, n, kind, validity, validity_nbytes, bit_offset, page_starts, npages, counts, keys);
+    /* Direct calls: each copy has one caller, which gcc may specialise it for. */
+    if (kind == NS_VALIDITY_NONE)
+        NS_FN(ns_scan_none_)(data, n, kind, validity, validity_nbytes, bit_offset, page_starts,
+                             npages, counts, keys);
+    else if (kind == NS_VALIDITY_BITMAP)
+        NS_FN(ns_scan_bitmap_)(data, n, kind, validity, validity_nbytes, bit_offset, page_starts,
+                               npages, counts, keys);
+    else
+        NS_FN(ns_scan_bytes_)(data, n, kind, validity, validity_nbytes, bit_offset, page_starts,
+                              npages, counts, keys);
 }
