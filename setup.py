@@ -50,12 +50,13 @@ class ProbingBuildExt(build_ext):
         print(f"nanstats kernel levels: {', '.join(decision.levels)} ({decision.reason})"
               + (f"; flags {' '.join(decision.flags)}" if decision.flags else ""))
         for ext in self.extensions:
-            ext.extra_compile_args = args
-            if ext.name == "nanstats._kernels":
+            kernels = ext.name == "nanstats._kernels"
+            # The decision's flags for the kernels only (a new list each).
+            ext.extra_compile_args = args + list(decision.flags if kernels else ())
+            if kernels:
                 ext.sources = [s for s in ext.sources if s not in SIMD_SOURCES]
                 ext.sources += decision.sources
                 ext.define_macros = list(ext.define_macros) + decision.macros
-                ext.extra_compile_args = args + list(decision.flags)
         super().build_extensions()
 
 
