@@ -43,6 +43,8 @@
  *   each lane's bit with and + cmpeq), where blendv looks.
  * - The rows after the last full vector are copied into a vector padded
  *   with the reference row.  No read past the buffers.
+ * - float16 pages of 32 to 2,048 rows without nulls or with a bitmap at a
+ *   byte have a loop of their own (ns_lean16_ below).
  * - A software prefetch NS_PREFETCH_BYTES ahead in the main loops keeps
  *   the reads streaming across the short loops of small pages. */
 
@@ -672,6 +674,201 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_keys16_)(__m256i vmin, __m256i vma
     } while (0)
 #endif
 
+#if NS_W == 16
+/* Non-NaN lanes with the sign set and clear, from the counts (lanes that
+ * hold the reference row in place of a null change neither). */
+#define NS_NEGNUM16 (negc - negnan > 0)
+#define NS_POSNUM16 (lanes - negc - (nanc - negnan) > 0)
+
+/* Whether the small-page loop below takes page p; if so its first row, its
+ * rows and its reference row (the first valid row, which must not be a
+ * NaN there). */
+NS_TARGET static inline __attribute__((always_inline)) int
+NS_FN(ns_lean16_page_)(int64_t n, const T *d, const int kind, const uint8_t *validity,
+                       int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
+                       int64_t p, int64_t npages, int64_t *start_out, int64_t *rows_out,
+                       T *refb_out)
+{
+    if (p >= npages)
+        return 0;
+    const int64_t start = page_starts[p];
+    const int64_t rows = (p + 1 < npages ? page_starts[p + 1] : n) - start;
+    const int64_t full = rows & ~(int64_t)(2 * LANES - 1);
+    if (rows > NS_CHUNK || rows < 2 * LANES || (rows != full && start + full + 2 * LANES > n))
+        return 0;
+    int64_t first = 0;
+    if (kind == NS_VALIDITY_BITMAP) {
+        const int64_t pos = bit_offset + start;
+        if ((pos & 7) || (pos >> 3) + rows / 8 + 8 > validity_nbytes)
+            return 0;
+        uint64_t w0 = NS_FN(ns_avx2_load8_)(validity + (pos >> 3));
+        if (rows < 64)
+            w0 &= ((uint64_t)1 << rows) - 1;
+        if (!w0)
+            return 0;
+        first = __builtin_ctzll(w0);
+    }
+    const T refb = d[start + first];
+    if (NS_FN(ns_avx2_isnan_)(refb))
+        return 0;
+    *start_out = start;
+    *rows_out = rows;
+    *refb_out = refb;
+    return 1;
+}
+
+/* Small float16 pages (32 to NS_CHUNK rows) without nulls or with an Arrow
+ * bitmap whose page starts at a byte, the common case of pages written by
+ * row count: a loop of their own over a run of such pages, without the
+ * general driver's chunks, byte masks, padding or reference-row search.
+ * - The rows after the last pair go through one more vector (or pair) read
+ *   on past the page, inside the data, the lanes past the page taking the
+ *   reference row (validity bits masked by the rows left).
+ * - The next page's reference row is found before this page's rows are
+ *   read: its chain of loads (page start, bitmap word, first valid row) is
+ *   then off the path of the next page's first vectors.
+ * - A page whose first valid row is a NaN (its NaN lanes need a non-NaN
+ *   row), whose first 64 rows are null, or that it cannot read in place is
+ *   left to the general driver, which comes back here for the next one.
+ * Returns the first page not done.  Measured on AMD Zen 4 (AVX2, 1e8
+ * values, 1% NaN of both signs, the kernel alone, both builds in one
+ * process, best of 15): pages of 1,000 rows 1.077 -> 1.049 times one
+ * summary without nulls and 1.303 -> 1.215 with an Arrow bitmap; in
+ * cache, 68.0 -> 64.4 and 88.6 -> 84.4 ns a page.  A separate function
+ * with its own loop: inside the general driver (one session's try) its
+ * registers were allocated worse than the driver's own. */
+NS_TARGET static inline __attribute__((always_inline)) int64_t
+NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
+                  int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
+                  int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io)
+{
+    NS_CONSTS;
+    NS_MASK_CONSTS;
+    int wmode = *wmode_io;
+    int64_t start, rows;
+    T refb;
+    if (!NS_FN(ns_lean16_page_)(n, d, kind, validity, validity_nbytes, bit_offset, page_starts, p,
+                                npages, &start, &rows, &refb))
+        return p;
+    for (;;) {
+        int64_t start1 = 0, rows1 = 0;
+        T refb1 = 0;
+        const int more = NS_FN(ns_lean16_page_)(n, d, kind, validity, validity_nbytes, bit_offset,
+                                                page_starts, p + 1, npages, &start1, &rows1,
+                                                &refb1);
+        const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
+        const T *const row = d + start;
+        const uint8_t *const bb =
+            kind == NS_VALIDITY_BITMAP ? validity + ((bit_offset + start) >> 3) : NULL;
+        const VT ref = NS_REF_SET1(refb);
+        NS_PAGE_CONSTS(refb);
+        NS_ACC_INIT();
+        int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;
+        const T *q = row;
+        const uint8_t *bq = bb;
+/* An empty asm naming the accumulators at the end of each step: without
+ * it gcc 12 gave each min/max a new register and copied it back, four or
+ * five moves a step. */
+#define NS_KEEP_ACC(wf)                                                       \
+    do {                                                                      \
+        __asm__("" : "+x"(vmin), "+x"(vmax), "+x"(kmin), "+x"(kmax));        \
+        if (wf)                                                               \
+            __asm__("" : "+x"(wmax));                                         \
+    } while (0)
+#define NS_LEAN16_LOOP(WF)                                                    \
+    do {                                                                      \
+        const int wf = (WF);                                                  \
+        for (; q < row + full; q += 2 * LANES) {                              \
+            NS_MASK_T m0, g0, m1, g1;                                         \
+            NS_PF((const char *)q);                                           \
+            VT s0 = NS_LOAD(q), s1 = NS_LOAD(q + LANES);                      \
+            if (kind == NS_VALIDITY_BITMAP) {                                 \
+                uint32_t vw_;                                                 \
+                memcpy(&vw_, bq, sizeof vw_);                                 \
+                vc += __builtin_popcount(vw_);                                \
+                s0 = NS_BLEND(ref, s0, bq, 0);                                \
+                s1 = NS_BLEND(ref, s1, bq, 1);                                \
+                bq += 2 * LANES / 8;                                          \
+            }                                                                 \
+            NS_STEP(s0, m0, g0);                                              \
+            NS_STEP(s1, m1, g1);                                              \
+            NS_COUNT2(m0, g0, m1, g1);                                        \
+            NS_KEEP_ACC(wf);                                                  \
+        }                                                                     \
+        if (rest) {                                                           \
+            uint32_t vw_ = (uint32_t)(((uint64_t)1 << rest) - 1);             \
+            if (kind == NS_VALIDITY_BITMAP) {                                 \
+                uint32_t b_;                                                  \
+                memcpy(&b_, bq, sizeof b_);                                   \
+                vw_ &= b_;                                                    \
+                vc += __builtin_popcount(vw_);                                \
+            }                                                                 \
+            NS_MASK_T m0, g0;                                                 \
+            VT s0 = FBLEND_BITS(ref, NS_LOAD(q), vw_);                        \
+            NS_STEP(s0, m0, g0);                                              \
+            if (rest > LANES) {                                               \
+                NS_MASK_T m1, g1;                                             \
+                VT s1 = FBLEND_BITS(ref, NS_LOAD(q + LANES), vw_ >> 16);      \
+                NS_STEP(s1, m1, g1);                                          \
+                NS_COUNT2(m0, g0, m1, g1);                                    \
+            } else {                                                          \
+                NS_COUNT(m0, g0);                                             \
+            }                                                                 \
+        }                                                                     \
+    } while (0)
+        const int ran_w = wmode;
+        if (wmode)
+            NS_LEAN16_LOOP(1);
+        else
+            NS_LEAN16_LOOP(0);
+#undef NS_LEAN16_LOOP
+        const int64_t lanes = full + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
+        const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;
+        uint16_t nanlo = 0xFFFF;
+        if (nanc > 0) {
+            const int one = negnan == 0 || negnan == nanc;
+            if (one && !ran_w)
+                nanlo = NS_FN(ns_avx2_nanlo16_)(row, rows, bb);
+            wmode = one;
+        }
+        int64_t *const pc = counts + 4 * p, *const pk = keys + 4 * p;
+        const int64_t nan = nanc;
+        pc[0] = rows;
+        pc[1] = rows - valid;
+        pc[2] = nan - negnan;
+        pc[3] = negnan;
+        if (__builtin_expect(!(valid - nan > 0 && negnan > 0 && nan - negnan > 0), 0)) {
+            pk[0] = INT64_MAX;
+            pk[1] = INT64_MIN;
+            pk[2] = INT64_MAX;
+            pk[3] = INT64_MIN;
+        }
+        NS_FINISH(pk, valid - nan, nan);
+        p++;
+        if (!more)
+            break;
+        start = start1;
+        rows = rows1;
+        refb = refb1;
+    }
+    *wmode_io = wmode;
+    return p;
+}
+/* One copy a kind, each allocated on its own. */
+#define NS_LEAN16_KIND(name, KIND)                                            \
+    NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
+        const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
+        int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
+        int64_t *counts, int64_t *keys, int *wmode_io)                        \
+    {                                                                         \
+        return NS_FN(ns_lean16_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
+                                 page_starts, p, npages, counts, keys, wmode_io); \
+    }
+NS_LEAN16_KIND(ns_lean16_none_, NS_VALIDITY_NONE)
+NS_LEAN16_KIND(ns_lean16_bitmap_, NS_VALIDITY_BITMAP)
+#undef NS_LEAN16_KIND
+#endif
+
 /* The rows after the last pair: a whole vector if one is left, then the
  * last LANES rows of the span (overlapping rows already taken, which get the
  * reference row), or for a span shorter than a vector a copy padded with
@@ -737,6 +934,17 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
     int wmode = 0; /* whether chunks run with wmax (see below) */
 #endif
     for (int64_t p = 0; p < npages; p++) {
+#if NS_W == 16
+        if (kind == NS_VALIDITY_NONE || kind == NS_VALIDITY_BITMAP) {
+            p = kind == NS_VALIDITY_NONE
+                    ? NS_FN(ns_lean16_none_)(d, n, validity, validity_nbytes, bit_offset,
+                                             page_starts, p, npages, counts, keys, &wmode)
+                    : NS_FN(ns_lean16_bitmap_)(d, n, validity, validity_nbytes, bit_offset,
+                                               page_starts, p, npages, counts, keys, &wmode);
+            if (p >= npages)
+                break;
+        }
+#endif
         const int64_t start = page_starts[p];
         const int64_t stop = p + 1 < npages ? page_starts[p + 1] : n;
         const int64_t rows = stop - start;
@@ -1007,11 +1215,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
         /* NaN rows among the lanes; the lanes that held the reference row
          * in place of a null or a pad come off. */
 #if NS_W == 16
-        int64_t nan = nanc;
-        /* Non-NaN lanes with the sign set and clear, from the counts (the
-         * replaced lanes hold a copy of a valid row: they change neither). */
-#define NS_NEGNUM16 (negc - negnan > 0)
-#define NS_POSNUM16 (lanes - negc - (nanc - negnan) > 0)
+        int64_t nan = nanc; /* (NS_NEGNUM16 and NS_POSNUM16: the signs of non-NaN lanes) */
 #else
         int64_t nan = lanes - ordc;
         /* Non-NaN lanes with the sign set and clear, from the counts before
