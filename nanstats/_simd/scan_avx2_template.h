@@ -684,37 +684,30 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_keys16_)(__m256i vmin, __m256i vma
  * rows and its reference row (the first valid row, which must not be a
  * NaN there). */
 NS_TARGET static inline __attribute__((always_inline)) int
-NS_FN(ns_lean16_page_)(int64_t n, const T *d, const int kind, const uint8_t *validity,
-                       int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
-                       int64_t p, int64_t npages, int64_t *start_out, int64_t *rows_out,
-                       T *refb_out)
+NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int64_t bit_offset,
+                       int64_t start, int64_t stop, int64_t lim, T *refb_out)
 {
-    if (p >= npages)
-        return 0;
-    const int64_t start = page_starts[p];
-    const int64_t rows = (p + 1 < npages ? page_starts[p + 1] : n) - start;
-    const int64_t full = rows & ~(int64_t)(2 * LANES - 1);
-    if (rows > NS_CHUNK || rows < 2 * LANES || (rows != full && start + full + 2 * LANES > n))
+    /* (rows - 32 > NS_CHUNK - 32 unsigned: fewer than 32 rows or more than
+     * NS_CHUNK) */
+    if ((uint64_t)(stop - start - 2 * LANES) > (uint64_t)(NS_CHUNK - 2 * LANES) || stop > lim)
         return 0;
     int64_t first = 0;
     if (kind == NS_VALIDITY_BITMAP) {
         const int64_t pos = bit_offset + start;
-        if ((pos & 7) || (pos >> 3) + rows / 8 + 8 > validity_nbytes)
+        if (pos & 7)
             return 0;
-        uint64_t w0 = NS_FN(ns_avx2_load8_)(validity + (pos >> 3));
-        if (rows < 64)
-            w0 &= ((uint64_t)1 << rows) - 1;
+        /* The first valid row among the first 64 (the bits past the page,
+         * the next page's, cleared; bzhi reads its index's low byte only). */
+        const int64_t rows = stop - start;
+        const uint64_t w0 = _bzhi_u64(NS_FN(ns_avx2_load8_)(validity + (pos >> 3)),
+                                      (unsigned)(rows < 64 ? rows : 64));
         if (!w0)
             return 0;
-        first = __builtin_ctzll(w0);
+        first = (int64_t)_tzcnt_u64(w0);
     }
     const T refb = d[start + first];
-    if (NS_FN(ns_avx2_isnan_)(refb))
-        return 0;
-    *start_out = start;
-    *rows_out = rows;
     *refb_out = refb;
-    return 1;
+    return !NS_FN(ns_avx2_isnan_)(refb);
 }
 
 /* Small float16 pages (32 to NS_CHUNK rows) without nulls or with an Arrow
@@ -745,17 +738,24 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     NS_CONSTS;
     NS_MASK_CONSTS;
     int wmode = *wmode_io;
-    int64_t start, rows;
+    /* Pages ending at or before lim can be read with the last vectors on past
+     * them and their bitmap words from 8 bytes at their first bit: n - 32
+     * rows, (nbytes - 8) bytes of bits. */
+    int64_t lim = n - 2 * LANES;
+    if (kind == NS_VALIDITY_BITMAP && 8 * (validity_nbytes - 8) - bit_offset < lim)
+        lim = 8 * (validity_nbytes - 8) - bit_offset;
+    const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
+    int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
     T refb;
-    if (!NS_FN(ns_lean16_page_)(n, d, kind, validity, validity_nbytes, bit_offset, page_starts, p,
-                                npages, &start, &rows, &refb))
+    if (!NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, &refb))
         return p;
+    int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
     for (;;) {
-        int64_t start1 = 0, rows1 = 0;
+        const int64_t rows = stop - start;
+        const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
         T refb1 = 0;
-        const int more = NS_FN(ns_lean16_page_)(n, d, kind, validity, validity_nbytes, bit_offset,
-                                                page_starts, p + 1, npages, &start1, &rows1,
-                                                &refb1);
+        const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop,
+                                                             stop1, lim, &refb1);
         const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
         const T *const row = d + start;
         const uint8_t *const bb =
@@ -831,7 +831,6 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
                 nanlo = NS_FN(ns_avx2_nanlo16_)(row, rows, bb);
             wmode = one;
         }
-        int64_t *const pc = counts + 4 * p, *const pk = keys + 4 * p;
         const int64_t nan = nanc;
         pc[0] = rows;
         pc[1] = rows - valid;
@@ -844,15 +843,17 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             pk[3] = INT64_MIN;
         }
         NS_FINISH(pk, valid - nan, nan);
-        p++;
+        ps++;
+        pc += 4;
+        pk += 4;
         if (!more)
             break;
-        start = start1;
-        rows = rows1;
+        start = stop;
+        stop = stop1;
         refb = refb1;
     }
     *wmode_io = wmode;
-    return p;
+    return ps - page_starts;
 }
 /* One copy a kind, each allocated on its own. */
 #define NS_LEAN16_KIND(name, KIND)                                            \
