@@ -576,13 +576,24 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
     const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
                                            4096, 8192, 16384, (short)0x8000);
     __m256i w = _mm256_setzero_si256(); /* max of the complemented bits */
-    int64_t j = 0;
-    for (; j + LANES <= len; j += LANES) {
-        const __m256i s = NS_LOAD(row + j);
-        __m256i nan = _mm256_cmpgt_epi16(_mm256_and_si256(s, abs7), inf0);
-        if (bb)
-            nan = _mm256_and_si256(nan, NS_FN(ns_avx2_lanemask_)(bb + j / 8, lbit));
-        w = _mm256_max_epu16(_mm256_andnot_si256(s, nan), w);
+    const int64_t j = len & ~(int64_t)(LANES - 1);
+    /* A loop with validity and one without, pointers stepped (against one
+     * loop testing bb each step: 17 -> 11 instructions a vector). */
+    const T *q = row;
+    if (bb) {
+        for (const uint8_t *b = bb; q < row + j; q += LANES, b += LANES / 8) {
+            const __m256i s = NS_LOAD(q);
+            const __m256i nan = _mm256_and_si256(
+                _mm256_cmpgt_epi16(_mm256_and_si256(s, abs7), inf0),
+                NS_FN(ns_avx2_lanemask_)(b, lbit));
+            w = _mm256_max_epu16(_mm256_andnot_si256(s, nan), w);
+        }
+    } else {
+        for (; q < row + j; q += LANES) {
+            const __m256i s = NS_LOAD(q);
+            const __m256i nan = _mm256_cmpgt_epi16(_mm256_and_si256(s, abs7), inf0);
+            w = _mm256_max_epu16(_mm256_andnot_si256(s, nan), w);
+        }
     }
     if (j < len) {
         /* The last rows as one vector, no branch a row (their validity is
