@@ -345,19 +345,26 @@ def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
 @pytest.mark.parametrize("kind", ["none", "bitmap"])
-def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind) -> None:
-    # The AVX2 float16 loop decides per stretch of 2,048 rows whether to
-    # track the NaN extremes of one sign in the loop, and otherwise runs a
+@pytest.mark.parametrize("aligned", [False, True], ids=["any", "bytes"])
+def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind, aligned) -> None:
+    # The AVX2 float16 loops decide per stretch of 2,048 rows whether to
+    # track the NaN extremes of one sign in the loop, and otherwise run a
     # lean second pass over a stretch while the page's NaNs so far have one
     # sign: long pages whose stretches hold NaNs
     # of one sign, of both, or none, in every order, so that the page as a
-    # whole has one sign or both.
+    # whole has one sign or both; pages of any length, and pages whose
+    # lengths are whole bytes of bitmap (every page then starts at a byte,
+    # where the float16 page loop reads the bitmap in place).
     rng = np.random.default_rng(8)
     top = int(ft.abs_mask ^ ft.inf_bits)
     stretch = 2048
     patterns = [("+",), ("-",), ("+", "-"), ()]
     pages: list[list[int]] = []
-    for order in ([0, 0, 3, 0], [0, 2, 0], [1, 3, 1], [3, 0, 1], [2, 0, 0], [3, 3, 0], [1, 1, 2]):
+    # (After [2]: a page that ends with NaNs of both signs, so that the next
+    # page's first stretches run without the loop's one-sign extreme and its
+    # NaNs, of one sign, first appear in a later stretch.)
+    for order in ([0, 0, 3, 0], [0, 2, 0], [1, 3, 1], [3, 0, 1], [2, 0, 0], [3, 3, 0], [1, 1, 2],
+                  [2], [3, 0, 3], [2], [3, 3, 1]):
         rows: list[int] = []
         for k in order:
             part = (rng.integers(0, int(ft.inf_bits), stretch) & ~1).astype(np.int64).tolist()
@@ -366,7 +373,8 @@ def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind) -
                     payload = int(rng.integers(1, top + 1))
                     part[at] = int(ft.inf_bits) | payload | (int(ft.sign_mask) if sign == "-" else 0)
             rows += part
-        pages.append(rows[: len(rows) - int(rng.integers(0, 100))])
+        cut = int(rng.integers(0, 100))
+        pages.append(rows[: len(rows) - (cut & ~7 if aligned else cut)])
     bits = [b for p in pages for b in p]
     starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
     valid = (rng.random(len(bits)) > 0.05).tolist()
