@@ -690,6 +690,22 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_keys16_)(__m256i vmin, __m256i vma
  * hold the reference row in place of a null change neither). */
 #define NS_NEGNUM16 (negc - negnan > 0)
 #define NS_POSNUM16 (lanes - negc - (nanc - negnan) > 0)
+/* After a stretch of len rows at crow (validity bits at bb) run with wmax
+ * or without (ran_w), the page's NaN counts before it nanc0 and negnan0:
+ * the lean NaN pass over it while the page's NaNs so far have one sign and
+ * the loop did not track them, and whether the next stretch runs with wmax
+ * (its NaNs had one sign).  One rule for both float16 drivers. */
+#define NS_AFTER_STRETCH16(crow, len, bb, nanc0, negnan0, ran_w)             \
+    do {                                                                      \
+        if (nanc > (nanc0)) {                                                 \
+            if (!(ran_w) && (negnan == 0 || negnan == nanc)) {                \
+                const uint16_t lo_ = NS_FN(ns_avx2_nanlo16_)((crow), (len), (bb)); \
+                nanlo = lo_ < nanlo ? lo_ : nanlo;                            \
+            }                                                                 \
+            const int64_t cneg_ = negnan - (negnan0);                         \
+            wmode = cneg_ == 0 || cneg_ == nanc - (nanc0);                    \
+        }                                                                     \
+    } while (0)
 
 /* Whether the small-page loop below takes page p; if so its first row, its
  * rows and its reference row (the first valid row, which must not be a
@@ -864,12 +880,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         const int64_t lanes = full + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
         const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;
         uint16_t nanlo = 0xFFFF;
-        if (nanc > 0) {
-            const int one = negnan == 0 || negnan == nanc;
-            if (one && !ran_w)
-                nanlo = NS_FN(ns_avx2_nanlo16_)(row, rows, bb);
-            wmode = one;
-        }
+        NS_AFTER_STRETCH16(row, rows, bb, 0, 0, ran_w);
         const int64_t nan = nanc;
         pc[0] = rows;
         pc[1] = rows - valid;
@@ -1161,14 +1172,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
                 NS_RUN16(1);
             else
                 NS_RUN16(0);
-            if (nanc > nanc0) {
-                if (!ran_w && (negnan == 0 || negnan == nanc)) {
-                    const uint16_t lo_ = NS_FN(ns_avx2_nanlo16_)(crow, len, bb);
-                    nanlo = lo_ < nanlo ? lo_ : nanlo;
-                }
-                const int64_t cneg = negnan - negnan0;
-                wmode = cneg == 0 || cneg == nanc - nanc0;
-            }
+            NS_AFTER_STRETCH16(crow, len, bb, nanc0, negnan0, ran_w);
         }
         if (kind == NS_VALIDITY_NONE)
             valid = rows;
@@ -1343,6 +1347,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef NS_PACKMASK
 #undef NS_NEGNUM16
 #undef NS_POSNUM16
+#undef NS_AFTER_STRETCH16
 #endif
 #undef T
 #undef LANES
