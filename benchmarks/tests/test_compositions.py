@@ -37,3 +37,20 @@ def test_compare_script_runs_small(capsys) -> None:
                    "Series.nanstats", "masked Float64", "pyarrow.Array", "compute UDF"):
         assert method in out, method
     assert out.count("float64") >= 2 and "float16" in out
+
+
+def test_compare_targets_runs_small(capsys) -> None:
+    """The targets mode end to end on a small column, with float16's rows for
+    +NaN only (the one-sign modes' case) among them."""
+    path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
+    spec = importlib.util.spec_from_file_location("compare", path)
+    assert spec is not None and spec.loader is not None
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    compare.main(["--targets", "--size", "20000", "--repeat", "1", "--plain",
+                  "--dtype", "float16"])
+    out = capsys.readouterr().out
+    assert "pages of 1,000 (Arrow nulls), x one summary" in out
+    for level in nanstats._kernels.simd_levels():
+        assert f"[{level}] +NaN only, pages of 1,000 (Arrow nulls), x one summary" in out
+        assert f"[{level}] +NaN only, 10% nulls (Arrow bitmap), fraction of ceiling" in out
