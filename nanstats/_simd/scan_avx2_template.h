@@ -464,26 +464,22 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 /* Keys here are |bits| carrying the bits' sign (psignw: two instructions):
  * the total order except that -0.0 and +0.0 share the key 0, settled at the
  * end of the page from two scalar bits as for float32/64.  NaN keys lie
- * outside [-0x7C00, 0x7C00] (infinities).  Five accumulators, each one
- * min/max a vector (latency 1: one set):
+ * outside [-0x7C00, 0x7C00] (infinities).  Four accumulators, each one
+ * min/max a vector (latency 1: one set), in mode 0:
  * - vmin/vmax over the keys with NaN lanes replaced by the reference key
  *   (a non-NaN row of the page when there is one): the value extremes;
- * - kmin/kmax over the keys: -NaN at the bottom, +NaN at the top;
- * - wmax, unsigned, over the complemented bits of the NaN lanes (0
- *   elsewhere), only in the loop's copy that runs where the data has shown
- *   NaNs of one sign (two instructions a vector more): the complement of
- *   the smallest NaN bits.
+ * - kmin/kmax over the keys: -NaN at the bottom, +NaN at the top.
  * When both signs occur the NaN extremes are kmin and kmax.  With NaNs of
  * one sign the other extreme is the NaN rows' smallest bits (the smallest
  * +NaN with +NaN only, the largest -NaN with -NaN only: the NaNs of one
- * sign are ordered as their bits are): from wmax over the stretches run
- * with it, and from ns_avx2_nanlo16_ below over the others.  The small-page
- * loop has no wmax: where the pages' NaNs keep one sign it runs
- * NS_STEP_PM16 instead, which finds that extreme with no instruction more
- * (see there). */
-#define NS_ACC_INIT()                                                         \
-    __m256i vmin = smax, vmax = smin, kmin = smax, kmax = smin,               \
-            wmax = _mm256_setzero_si256()
+ * sign are ordered as their bits are), which mode 0 does not find: the
+ * lean pass ns_avx2_nanlo16_ below goes over such a stretch again.  Where
+ * the data's NaNs have shown one sign (real data's mostly do: np.nan is
+ * +NaN) a stretch runs in that sign's mode instead (NS_STEP_PM16), which
+ * finds every extreme with the same instructions a vector and no blend.
+ * Until 2026-11 a copy of the loop with a fifth accumulator did (the NaN
+ * lanes' complemented bits, two instructions a vector more). */
+#define NS_ACC_INIT() __m256i vmin = smax, vmax = smin, kmin = smax, kmax = smin
 #define NS_CONSTS                                                             \
     const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00); \
     const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN)
@@ -495,25 +491,33 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 #define NS_PAGE_CONSTS(refb) const __m256i kref = _mm256_sign_epi16(_mm256_and_si256(ref, abs7), ref)
 
 /* One vector: m gets its NaN lanes (two bits a lane) and g the bytes'
- * top bits (a lane's sign is its upper byte's). */
+ * top bits (a lane's sign is its upper byte's).  wf, the stretch's mode: 0,
+ * or a one-sign mode (NS_STEP_PM16). */
 #define NS_STEP(s, m, g)                                                      \
     do {                                                                      \
-        __m256i mag_ = _mm256_and_si256((s), abs7);                           \
-        __m256i k_ = _mm256_sign_epi16(mag_, (s));                            \
-        __m256i nan_ = _mm256_cmpgt_epi16(mag_, inf0);                        \
-        __m256i t_ = _mm256_blendv_epi8(k_, kref, nan_);                      \
-        vmin = _mm256_min_epi16(t_, vmin);                                    \
-        vmax = _mm256_max_epi16(t_, vmax);                                    \
-        kmin = _mm256_min_epi16(k_, kmin);                                    \
-        kmax = _mm256_max_epi16(k_, kmax);                                    \
-        if (wf)                                                               \
-            wmax = _mm256_max_epu16(_mm256_andnot_si256((s), nan_), wmax);    \
-        (m) = nan_;                                                           \
-        (g) = (s);                                                            \
+        if (wf) {                                                             \
+            NS_STEP_PM16(s, m, g, wf);                                        \
+        } else {                                                              \
+            __m256i mag_ = _mm256_and_si256((s), abs7);                       \
+            __m256i k_ = _mm256_sign_epi16(mag_, (s));                        \
+            __m256i nan_ = _mm256_cmpgt_epi16(mag_, inf0);                    \
+            __m256i t_ = _mm256_blendv_epi8(k_, kref, nan_);                  \
+            vmin = _mm256_min_epi16(t_, vmin);                                \
+            vmax = _mm256_max_epi16(t_, vmax);                                \
+            kmin = _mm256_min_epi16(k_, kmin);                                \
+            kmax = _mm256_max_epi16(k_, kmax);                                \
+            (m) = nan_;                                                       \
+            (g) = (s);                                                        \
+        }                                                                     \
     } while (0)
-/* The small-page loop's steps where the pages' NaNs have had one sign
- * (MODE 1: +NaN, 2: -NaN; see ns_lean16_): no blend, the same instructions
- * a vector as NS_STEP without wmax, where NS_STEP with wmax has two more.
+/* An empty asm naming the accumulators at the end of a loop's step: without
+ * it gcc 12 gave each min/max a new register and copied it back, four or
+ * five moves a step (the general driver's one-sign loops, +NaN only, no
+ * nulls, in cache: 62.4 -> 54.2 ns a thousand rows). */
+#define NS_KEEP16() __asm__("" : "+x"(vmin), "+x"(vmax), "+x"(kmin), "+x"(kmax))
+/* The steps of a stretch where the data's NaNs have had one sign (MODE 1:
+ * +NaN, 2: -NaN; see ns_lean16_ and the general driver's chunks): no blend,
+ * the same instructions a vector as mode 0.
  * The keys shifted (16-bit, wrapping) move the NaNs to one end of the
  * order: k + 0x3FF puts +NaN (then -NaN) below every value, k - 0x400 puts
  * +NaN (then -NaN) above.  MODE 1: vmin = min k (a +NaN never the least),
@@ -597,9 +601,9 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_hmaxu16_)(__m256i x)
 /* The smallest bits among the valid NaN rows of len rows at row (0xFFFF
  * when there is none): validity from the bits at bb (NULL: every row
  * valid), as the main loop has them.  Run over a stretch that the loop ran
- * without wmax and whose page's NaNs so far have one sign (at 1% NaN of
- * both signs, 2% of the pages of 1,000 rows), or by NS_FINISH_PM16 over a
- * page whose NaNs all have the other sign than its mode's: five to nine
+ * in mode 0 and whose page's NaNs so far have one sign (at 1% NaN of both
+ * signs, 2% of the pages of 1,000 rows), or by NS_DECODE_PM16 over a
+ * stretch whose NaNs all have the other sign than its mode's: five to nine
  * vector instructions a vector from the cache, where running the whole loop
  * again cost some twenty-five. */
 NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int64_t r);
@@ -659,7 +663,7 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
 }
 
 /* The smallest and largest psignw keys among the valid non-NaN rows of len
- * (at least LANES) rows at row, validity from the bits at bb (NULL: every
+ * rows at row, validity from the bits at bb (NULL: every
  * row valid), into lo and hi (INT16_MAX and INT16_MIN when there is none).  The small-page
  * loop's one-sign modes run it over a page whose NaNs turned out to have
  * the other sign too (see ns_lean16_). */
@@ -672,11 +676,20 @@ NS_FN(ns_avx2_values16_)(const T *row, int64_t len, const uint8_t *bb, int16_t *
                                            4096, 8192, 16384, (short)0x8000);
     __m256i mn = smax, mx = smin;
     for (int64_t j = 0; j < len; j += LANES) {
-        /* The last vector: the stretch's last LANES rows (len >= LANES),
-         * rows taken twice changing no extreme. */
-        const int64_t r = len - j >= LANES ? j : len - LANES;
-        const unsigned vb = bb ? NS_FN(ns_avx2_lanebits_)(bb, r) : 0xFFFFu;
-        const __m256i sv = NS_LOAD(row + r);
+        /* The last vector: the stretch's last LANES rows, rows taken twice
+         * changing no extreme; a stretch shorter than a vector copied
+         * beside zeros, their lanes left out. */
+        const int64_t r = len - j >= LANES ? j : len >= LANES ? len - LANES : 0;
+        unsigned vb = bb ? NS_FN(ns_avx2_lanebits_)(bb, r) : 0xFFFFu;
+        __m256i sv;
+        if (len >= LANES) {
+            sv = NS_LOAD(row + r);
+        } else {
+            T tail[LANES] = {0};
+            memcpy(tail, row, (size_t)len * sizeof(T));
+            sv = NS_LOAD(tail);
+            vb &= (1u << len) - 1;
+        }
         const __m256i mag = _mm256_and_si256(sv, abs7);
         const __m256i sel = _mm256_andnot_si256(
             _mm256_cmpgt_epi16(mag, inf0),
@@ -740,10 +753,8 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
             }                                                                 \
             if ((nan) > 0) {                                                  \
                 int64_t w_ = 0;                                               \
-                if (negnan == 0 || posnan_ == 0) {                            \
-                    const uint16_t w1_ = (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(wmax); \
-                    w_ = NS_KEY16(w1_ < nanlo ? w1_ : nanlo);                 \
-                }                                                             \
+                if (negnan == 0 || posnan_ == 0)                              \
+                    w_ = NS_KEY16(nanlo);                                     \
                 (keys)[2] = negnan > 0 ? k_[2] : w_;                          \
                 (keys)[3] = posnan_ > 0 ? k_[3] : w_;                         \
             }                                                                 \
@@ -762,40 +773,48 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
                 (keys)[1] = -1;                                               \
         }                                                                     \
     } while (0)
-/* The small-page loop's finish after a page run in a one-sign mode (MODE 1
- * or 2, NS_STEP_PM16; the page has values, its reference row being one):
- * the accumulators' psignw keys, shifted back, are the four extremes while
- * the page's NaNs have the mode's sign.  When NaNs of
- * the other sign turn up (a page after two of one sign), the extreme of
- * them that the mode keeps anyway moves to its lane, the values' extreme
- * they hid comes from a pass over the page (ns_avx2_values16_), and where
- * all the NaNs have the other sign their other end from the lean NaN pass. */
-#define NS_FINISH_PM16(keys, nums, nan, MODE)                                 \
+/* The four extremes of a stretch run in a one-sign mode (MODE 1 or 2,
+ * NS_STEP_PM16; the stretch has values, its reference row or rows being
+ * some) as psignw keys in lanes 0-3 of p16: value min, value max, NaN min,
+ * NaN max (the NaN lanes meaningful where the stretch has NaNs).  The
+ * accumulators' keys shifted back are those while the stretch's NaNs (cnan,
+ * cneg of them -NaN) have the mode's sign.  When NaNs of the other sign
+ * turn up, the extreme of them that the mode keeps anyway moves to its
+ * lane, the values' extreme they hid comes from a pass over the stretch
+ * (ns_avx2_values16_), and where all the NaNs have the other sign their
+ * other end from the lean NaN pass.  One rule for both float16 drivers. */
+#define NS_DECODE_PM16(p16, MODE, crow, len, bb, cnan, cneg)                  \
     do {                                                                      \
-        const int64_t posnan_ = (nan) - negnan;                               \
-        __m128i p16_ = NS_FN(ns_avx2_pkeys16_)(vmin, vmax, kmin, kmax);       \
-        p16_ = _mm_sub_epi16(p16_, (MODE) == 1                                \
-                                       ? _mm_setr_epi16(0, 0x3FF, 0x3FF, 0, 0, 0, 0, 0) \
-                                       : _mm_setr_epi16(-0x400, 0, 0, -0x400, 0, 0, 0, 0)); \
-        if (__builtin_expect((MODE) == 1 ? negnan > 0 : posnan_ > 0, 0)) {    \
+        (p16) = NS_FN(ns_avx2_pkeys16_)(vmin, vmax, kmin, kmax);              \
+        (p16) = _mm_sub_epi16((p16), (MODE) == 1                              \
+                                         ? _mm_setr_epi16(0, 0x3FF, 0x3FF, 0, 0, 0, 0, 0) \
+                                         : _mm_setr_epi16(-0x400, 0, 0, -0x400, 0, 0, 0, 0)); \
+        if (__builtin_expect((MODE) == 1 ? (cneg) > 0 : (cnan) - (cneg) > 0, 0)) { \
             int16_t lo_, hi_;                                                 \
-            NS_FN(ns_avx2_values16_)(row, rows, bb, &lo_, &hi_);              \
+            NS_FN(ns_avx2_values16_)((crow), (len), (bb), &lo_, &hi_);        \
             if ((MODE) == 1) {                                                \
-                const int nmin_ = _mm_extract_epi16(p16_, 0);                 \
-                p16_ = _mm_insert_epi16(p16_, lo_, 0);                        \
-                p16_ = _mm_insert_epi16(p16_, nmin_, 2);                      \
-                if (posnan_ == 0)                                             \
-                    p16_ = _mm_insert_epi16(                                  \
-                        p16_, NS_PKEY16(NS_FN(ns_avx2_nanlo16_)(row, rows, bb)), 3); \
+                const int nmin_ = _mm_extract_epi16((p16), 0);                \
+                (p16) = _mm_insert_epi16((p16), lo_, 0);                      \
+                (p16) = _mm_insert_epi16((p16), nmin_, 2);                    \
+                if ((cneg) == (cnan))                                         \
+                    (p16) = _mm_insert_epi16(                                 \
+                        (p16), NS_PKEY16(NS_FN(ns_avx2_nanlo16_)((crow), (len), (bb))), 3); \
             } else {                                                          \
-                const int nmax_ = _mm_extract_epi16(p16_, 1);                 \
-                p16_ = _mm_insert_epi16(p16_, hi_, 1);                        \
-                p16_ = _mm_insert_epi16(p16_, nmax_, 3);                      \
-                if (negnan == 0)                                              \
-                    p16_ = _mm_insert_epi16(                                  \
-                        p16_, NS_PKEY16(NS_FN(ns_avx2_nanlo16_)(row, rows, bb)), 2); \
+                const int nmax_ = _mm_extract_epi16((p16), 1);                \
+                (p16) = _mm_insert_epi16((p16), hi_, 1);                      \
+                (p16) = _mm_insert_epi16((p16), nmax_, 3);                    \
+                if ((cneg) == 0)                                              \
+                    (p16) = _mm_insert_epi16(                                 \
+                        (p16), NS_PKEY16(NS_FN(ns_avx2_nanlo16_)((crow), (len), (bb))), 2); \
             }                                                                 \
         }                                                                     \
+    } while (0)
+/* The small-page loop's finish after a page run in a one-sign mode: the
+ * page is the stretch. */
+#define NS_FINISH_PM16(keys, nums, nan, MODE)                                 \
+    do {                                                                      \
+        __m128i p16_;                                                         \
+        NS_DECODE_PM16(p16_, MODE, row, rows, bb, nan, negnan);               \
         const __m128i k16_ = NS_TOKEY16(p16_);                                \
         _mm256_storeu_si256((__m256i *)(keys), _mm256_cvtepi16_epi64(k16_));  \
         if (__builtin_expect((nan) == 0, 0)) {                                \
@@ -811,21 +830,52 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
  * hold the reference row in place of a null change neither). */
 #define NS_NEGNUM16 (negc - negnan > 0)
 #define NS_POSNUM16 (lanes - negc - (nanc - negnan) > 0)
-/* After a stretch of len rows at crow (validity bits at bb) run with wmax
- * or without (ran_w), the page's NaN counts before it nanc0 and negnan0:
- * the lean NaN pass over it while the page's NaNs so far have one sign and
- * the loop did not track them, and whether the next stretch runs with wmax
- * (its NaNs had one sign).  One rule for both float16 drivers. */
-#define NS_AFTER_STRETCH16(crow, len, bb, nanc0, negnan0, ran_w)             \
+/* After a stretch of len rows at crow (validity bits at bb) run in mode 0,
+ * the page's NaN counts before it nanc0 and negnan0: the lean NaN pass over
+ * it while the page's NaNs so far have one sign (mode 0 does not find their
+ * other end), and the NaNs' signs for the next stretch's mode (wmode: 1
+ * where they were all +NaN, 2 all -NaN, else 0).  One rule for both
+ * float16 drivers. */
+#define NS_AFTER_STRETCH16(crow, len, bb, nanc0, negnan0)                     \
     do {                                                                      \
         if (nanc > (nanc0)) {                                                 \
-            if (!(ran_w) && (negnan == 0 || negnan == nanc)) {                \
+            if (negnan == 0 || negnan == nanc) {                              \
                 const uint16_t lo_ = NS_FN(ns_avx2_nanlo16_)((crow), (len), (bb)); \
                 nanlo = lo_ < nanlo ? lo_ : nanlo;                            \
             }                                                                 \
             const int64_t cneg_ = negnan - (negnan0);                         \
             wmode = cneg_ == 0 ? 1 : cneg_ == nanc - (nanc0) ? 2 : 0;         \
         }                                                                     \
+    } while (0)
+/* After a stretch run in a one-sign mode (MODE) with the page's
+ * accumulators o0-o3 (vmin, vmax, kmin, kmax) put aside: its extremes
+ * (NS_DECODE_PM16) into them, as mode 0 keeps them, its NaNs' other end
+ * into nanlo where they have one sign, their signs into wmode. */
+#define NS_AFTER_PM16(crow, len, bb, nanc0, negnan0, MODE, o0, o1, o2, o3)    \
+    do {                                                                      \
+        const int64_t cnan_ = nanc - (nanc0), cneg_ = negnan - (negnan0);     \
+        __m128i p16_;                                                         \
+        NS_DECODE_PM16(p16_, MODE, crow, len, bb, cnan_, cneg_);              \
+        const int vlo_ = (int16_t)_mm_extract_epi16(p16_, 0);                 \
+        const int vhi_ = (int16_t)_mm_extract_epi16(p16_, 1);                 \
+        int klo_ = vlo_, khi_ = vhi_;                                         \
+        if (cnan_ > 0) {                                                      \
+            const int nlo_ = (int16_t)_mm_extract_epi16(p16_, 2);             \
+            const int nhi_ = (int16_t)_mm_extract_epi16(p16_, 3);             \
+            klo_ = nlo_ < klo_ ? nlo_ : klo_;                                 \
+            khi_ = nhi_ > khi_ ? nhi_ : khi_;                                 \
+            if (cneg_ == 0 || cneg_ == cnan_) {                               \
+                /* The smallest bits: +NaN's least key, -NaN's largest. */    \
+                const int e_ = cneg_ == 0 ? nlo_ : nhi_;                      \
+                const uint16_t b_ = (uint16_t)(e_ >= 0 ? e_ : 0x8000 | -e_);  \
+                nanlo = b_ < nanlo ? b_ : nanlo;                              \
+            }                                                                 \
+            wmode = cneg_ == 0 ? 1 : cneg_ == cnan_ ? 2 : 0;                  \
+        }                                                                     \
+        vmin = _mm256_min_epi16((o0), _mm256_set1_epi16((short)vlo_));        \
+        vmax = _mm256_max_epi16((o1), _mm256_set1_epi16((short)vhi_));        \
+        kmin = _mm256_min_epi16((o2), _mm256_set1_epi16((short)klo_));        \
+        kmax = _mm256_max_epi16((o3), _mm256_set1_epi16((short)khi_));        \
     } while (0)
 
 /* Whether the small-page loop below takes page p; if so its first row, its
@@ -880,9 +930,9 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
  *   pass, where mode 0 blends and a page of NaNs of one sign needs the lean
  *   pass for their other end.  Zen 4, pages of 1,000 rows with +NaN only,
  *   in L2: 81.5 -> 69.6 ns a page with a bitmap, 61.5 -> 53.2 without
- *   nulls; at 1e8 values 92.1 -> 77.3 ns (1.22 -> 1.02 times one summary,
- *   which runs the general driver's wmax copy); with NaNs of both signs
- *   unchanged (71.5-72.0 and 71.6-71.7 ns in L2).
+ *   nulls; at 1e8 values 92.1 -> 77.3 ns (1.22 -> 1.02 times one summary
+ *   while that ran a copy with two instructions a vector more); with NaNs
+ *   of both signs unchanged (71.5-72.0 and 71.6-71.7 ns in L2).
  * Returns the first page not done.  Against the general driver, on AMD
  * Zen 4, pages of 1,000 rows: instructions a page beyond its rows
  * (callgrind, 1e5 values) 187 -> 40 without nulls and 287 -> 129 with an
@@ -930,18 +980,6 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;
         const T *q = row;
         const uint8_t *bq = bb;
-/* An empty asm naming the accumulators at the end of each step: without
- * it gcc 12 gave each min/max a new register and copied it back, four or
- * five moves a step. */
-#define NS_KEEP_ACC() __asm__("" : "+x"(vmin), "+x"(vmax), "+x"(kmin), "+x"(kmax))
-/* A vector by the page's mode (wf: 0, or the one-sign modes 1 and 2). */
-#define NS_LEAN16_STEP(s, m, g)                                               \
-    do {                                                                      \
-        if (wf)                                                               \
-            NS_STEP_PM16(s, m, g, wf);                                        \
-        else                                                                  \
-            NS_STEP(s, m, g);                                                 \
-    } while (0)
 /* One pair of vectors at qp, its validity bits at bqp (their valid rows
  * counted by the caller). */
 #define NS_LEAN16_PAIR(qp, bqp)                                               \
@@ -952,8 +990,8 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             s0 = NS_BLEND(ref, s0, (bqp), 0);                                 \
             s1 = NS_BLEND(ref, s1, (bqp), 1);                                 \
         }                                                                     \
-        NS_LEAN16_STEP(s0, m0, g0);                                           \
-        NS_LEAN16_STEP(s1, m1, g1);                                           \
+        NS_STEP(s0, m0, g0);                                           \
+        NS_STEP(s1, m1, g1);                                           \
         NS_COUNT2(m0, g0, m1, g1);                                            \
     } while (0)
 /* Two pairs a step (the loop's own instructions and the count of valid
@@ -970,7 +1008,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             NS_LEAN16_PAIR(q + 2 * LANES, bq + 4);                            \
             if (kind == NS_VALIDITY_BITMAP)                                   \
                 bq += 8;                                                      \
-            NS_KEEP_ACC();                                                    \
+            NS_KEEP16();                                                    \
         }                                                                     \
         if (q < row + full) {                                                 \
             NS_PF((const char *)q);                                           \
@@ -994,11 +1032,11 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             }                                                                 \
             NS_MASK_T m0, g0;                                                 \
             VT s0 = FBLEND_BITS(ref, NS_LOAD(q), vw_);                        \
-            NS_LEAN16_STEP(s0, m0, g0);                                       \
+            NS_STEP(s0, m0, g0);                                       \
             if (rest > LANES) {                                               \
                 NS_MASK_T m1, g1;                                             \
                 VT s1 = FBLEND_BITS(ref, NS_LOAD(q + LANES), vw_ >> 16);      \
-                NS_LEAN16_STEP(s1, m1, g1);                                   \
+                NS_STEP(s1, m1, g1);                                   \
                 NS_COUNT2(m0, g0, m1, g1);                                    \
             } else {                                                          \
                 NS_COUNT(m0, g0);                                             \
@@ -1014,8 +1052,6 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             NS_LEAN16_LOOP(2);
 #undef NS_LEAN16_LOOP
 #undef NS_LEAN16_PAIR
-#undef NS_LEAN16_STEP
-#undef NS_KEEP_ACC
         const int64_t lanes = full + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
         const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;
         const int64_t nan = nanc;
@@ -1026,7 +1062,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         const int wprev = wmode;
         if (ran == 0) {
             uint16_t nanlo = 0xFFFF;
-            NS_AFTER_STRETCH16(row, rows, bb, 0, 0, 0);
+            NS_AFTER_STRETCH16(row, rows, bb, 0, 0);
             if (__builtin_expect(!(valid - nan > 0 && negnan > 0 && nan - negnan > 0), 0)) {
                 pk[0] = INT64_MAX;
                 pk[1] = INT64_MIN;
@@ -1135,7 +1171,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
     NS_MASK_CONSTS;
     uint64_t bits[NS_CHUNK / 64 + 1];
 #if NS_W == 16
-    int wmode = 0; /* whether chunks run with wmax (see below) */
+    int wmode = 0; /* the NaNs' signs: the chunks' mode (see below) */
 #endif
     for (int64_t p = 0; p < npages; p++) {
 #if NS_W == 16
@@ -1215,18 +1251,21 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #endif
         int64_t negnan = 0, valid = 0, lanes = 0;
 #if NS_W == 16
-        /* Chunks of NS_CHUNK rows, each through the loop with or without wmax
-         * (wf, two copies of the loop): wmax costs two of the loop's twelve
-         * instructions a vector, and runs while the last chunk that held
-         * NaNs held them of one sign (data with NaNs of both signs runs
-         * without it, data with NaNs of one sign with it).  After a chunk
-         * run without it that held NaNs, while the page's NaNs so far all
-         * have one sign, the lean pass ns_avx2_nanlo16_ goes over the chunk
-         * again (from the cache) for its smallest NaN bits.  So a page whose
-         * NaNs turn out to have one sign has had one or the other over every
-         * chunk that held one.  (The lanes that hold the reference row in
-         * place of a null carry a page row's sign, so they do not change
-         * whether the signs are one.) */
+        /* Chunks of NS_CHUNK rows, each through the loop in mode 0 or in a
+         * one-sign mode (wf, three copies of the loop): a chunk runs in the
+         * mode of the sign that the last chunk holding NaNs held them of
+         * (data with NaNs of both signs in mode 0, data with NaNs of one
+         * sign in that sign's mode), with the page's accumulators put aside
+         * and its extremes merged into them after (NS_AFTER_PM16).  After a
+         * chunk run in mode 0 that held NaNs, while the page's NaNs so far
+         * all have one sign, the lean pass ns_avx2_nanlo16_ goes over the
+         * chunk again (from the cache) for its smallest NaN bits.  So a page
+         * whose NaNs turn out to have one sign has their other end from
+         * every chunk that held one.  (The lanes that hold the reference row
+         * in place of a null carry a page row's sign, so they do not change
+         * whether the signs are one.)  Zen 4, one summary of 1e8 values with
+         * +NaN only and 10% nulls in a bitmap: 75.7-78.4 -> 69.9-71.1 ns a
+         * thousand rows (NaNs of both signs: 67-69). */
 /* The pair loop over a byte mask at vq_: a vector's lanes where the byte
  * is zero take B0 (B1) over A0 (A1), so (s, ref) for a mask of valid rows,
  * (ref, s) for one of null rows. */
@@ -1246,6 +1285,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             NS_STEP(s0, m0, g0);                                              \
             NS_STEP(s1, m1, g1);                                              \
             NS_COUNT2(m0, g0, m1, g1);                                        \
+            NS_KEEP16();                                                      \
         }                                                                     \
     } while (0)
 #define NS_RUN16(WF)                                                          \
@@ -1260,6 +1300,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
                 NS_STEP(s0, m0, g0);                                          \
                 NS_STEP(s1, m1, g1);                                          \
                 NS_COUNT2(m0, g0, m1, g1);                                    \
+                NS_KEEP16();                                                  \
             }                                                                 \
             lanes += j;                                                       \
             NS_TAIL(crow, len, j, NS_ALL_LANES);                              \
@@ -1292,6 +1333,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
                 NS_STEP(s0, m0, g0);                                          \
                 NS_STEP(s1, m1, g1);                                          \
                 NS_COUNT2(m0, g0, m1, g1);                                    \
+                NS_KEEP16();                                                  \
             }                                                                 \
             j = qend_ - crow;                                                 \
             if (j < len) /* under 32 rows left: their bits from one word */  \
@@ -1320,12 +1362,23 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
                                           kind == NS_VALIDITY_BITMAP ? bpos : start + c, len,
                                           bits, &valid);
             const int64_t nanc0 = nanc, negnan0 = negnan;
-            const int ran_w = wmode;
-            if (wmode)
-                NS_RUN16(1);
-            else
+            /* A one-sign mode needs a reference row that is not a NaN. */
+            const int mode = NS_FN(ns_avx2_isnan_)(refb) ? 0 : wmode;
+            if (mode == 0) {
                 NS_RUN16(0);
-            NS_AFTER_STRETCH16(crow, len, bb, nanc0, negnan0, ran_w);
+                NS_AFTER_STRETCH16(crow, len, bb, nanc0, negnan0);
+            } else {
+                const __m256i o0_ = vmin, o1_ = vmax, o2_ = kmin, o3_ = kmax;
+                vmin = smax;
+                vmax = smin;
+                kmin = smax;
+                kmax = smin;
+                if (mode == 1)
+                    NS_RUN16(1);
+                else
+                    NS_RUN16(2);
+                NS_AFTER_PM16(crow, len, bb, nanc0, negnan0, mode, o0_, o1_, o2_, o3_);
+            }
         }
         if (kind == NS_VALIDITY_NONE)
             valid = rows;
@@ -1500,7 +1553,10 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef NS_KEYS16
 #undef NS_ZEROFIX16
 #undef NS_FINISH_PM16
+#undef NS_DECODE_PM16
+#undef NS_AFTER_PM16
 #undef NS_STEP_PM16
+#undef NS_KEEP16
 #undef NS_COUNT_
 #undef NS_PACKMASK
 #undef NS_NEGNUM16
