@@ -436,6 +436,62 @@ def test_pages_opening_with_null_runs_every_level(simd_level, ft, kind, bit_offs
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bitmap", "bytes"])
+@pytest.mark.parametrize("sign", ["plus", "minus"])
+def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
+    # Where the data's NaNs have shown one sign the AVX2 float16 loops run in
+    # that sign's mode (keys shifted so that NaNs sit at one end), the small
+    # pages after two such pages, the general driver's chunks of 2,048 rows
+    # after one: runs of pages and long pages whose NaNs have that sign, then
+    # the other sign alone, both signs, none, zero extremes of either sign,
+    # pages of one value and NaNs, each in small pages and in long ones, so
+    # that every mode meets every kind of page and chunk after it.
+    rng = np.random.default_rng(97 if sign == "plus" else 98)
+    s_one, s_other = (0, int(ft.sign_mask)) if sign == "plus" else (int(ft.sign_mask), 0)
+    top = int(ft.abs_mask ^ ft.inf_bits)
+    def finite(k: int, nonneg: bool = False) -> list[int]:
+        return [int(m) | (int(ft.sign_mask) if neg and not nonneg else 0) for m, neg in
+                zip(rng.integers(0, int(ft.inf_bits), k, dtype=np.uint64), rng.random(k) < 0.5,
+                    strict=True)]
+    def nans(k: int, signs: tuple[int, ...]) -> list[int]:
+        return [int(ft.inf_bits) | int(rng.integers(1, top + 1)) | signs[int(rng.integers(len(signs)))]
+                for _ in range(k)]
+    def page(length: int, style: str) -> list[int]:
+        if style == "zeros_pos":  # values >= 0 with zeros of either sign
+            rows = [int(ft.sign_mask) if r < 0.2 else 0 if r < 0.4 else b for r, b in
+                    zip(rng.random(length), finite(length, nonneg=True), strict=True)]
+        elif style == "zeros_neg":  # values <= 0 with zeros of either sign
+            rows = [b | int(ft.sign_mask) if r > 0.4 else int(ft.sign_mask) if r > 0.2 else 0
+                    for r, b in zip(rng.random(length), finite(length), strict=True)]
+        else:
+            rows = finite(length)
+        at = rng.choice(length, max(1, length // 50), replace=False)
+        signs = {"one": (s_one,), "other": (s_other,), "both": (s_one, s_other), "none": (),
+                 "zeros_pos": (s_one,), "zeros_neg": (s_one,)}[style]
+        if signs:
+            for i, b in zip(at, nans(len(at), signs), strict=True):
+                rows[i] = b
+        if (rows[0] & int(ft.abs_mask)) > int(ft.inf_bits):
+            rows[0] = finite(1)[0]  # a first row that is no NaN: the small pages take it
+        return rows
+    styles = ["one", "one", "one", "other", "one", "one", "both", "one", "one", "none", "one",
+              "zeros_pos", "zeros_neg", "one", "other", "other", "one", "both", "both", "one"]
+    bits: list[int] = []
+    starts: list[int] = []
+    for i, style in enumerate(styles * 3):
+        length = (1000, 333, 64, 7000)[i % 4] if i < len(styles) * 2 else 9000
+        starts.append(len(bits))
+        bits += page(length, style)
+    valid = (rng.random(len(bits)) > 0.1).tolist()
+    for s in starts:
+        valid[s] = True
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    table = kernel_table(col, _VALIDITY_KINDS[kind], 0)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
 @pytest.mark.parametrize("kind", ["none", "bitmap"])
 @pytest.mark.parametrize("bit_offset", [0, 8, 3])
 def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> None:
