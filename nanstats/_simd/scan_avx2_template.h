@@ -475,7 +475,7 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
  * sign are ordered as their bits are), which mode 0 does not find: the
  * lean pass ns_avx2_nanlo16_ below goes over such a stretch again.  Where
  * the data's NaNs have shown one sign (real data's mostly do: np.nan is
- * +NaN) a stretch runs in that sign's mode instead (NS_STEP_PM16), which
+ * +NaN) a stretch runs in that sign's mode instead (NS_STEP), which
  * finds every extreme with the same instructions a vector and no blend.
  * Until 2026-11 a copy of the loop with a fifth accumulator did (the NaN
  * lanes' complemented bits, two instructions a vector more). */
@@ -491,60 +491,51 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
 #define NS_PAGE_CONSTS(refb) const __m256i kref = _mm256_sign_epi16(_mm256_and_si256(ref, abs7), ref)
 
 /* One vector: m gets its NaN lanes (two bits a lane) and g the bytes'
- * top bits (a lane's sign is its upper byte's).  wf, the stretch's mode: 0,
- * or a one-sign mode (NS_STEP_PM16). */
+ * top bits (a lane's sign is its upper byte's).  wf, the stretch's mode:
+ * - 0: vmin/vmax over the keys with NaN lanes blended to kref, kmin/kmax
+ *   over the keys (see above);
+ * - 1 and 2, where the data's NaNs have had one sign (+NaN, -NaN; see
+ *   ns_lean16_ and the general driver's chunks): no blend, the same
+ *   instructions a vector.  The keys shifted (16-bit, wrapping) move the
+ *   NaNs to one end of the order: k + 0x3FF puts +NaN (then -NaN) below
+ *   every value, k - 0x400 puts +NaN (then -NaN) above.  Mode 1: vmin =
+ *   min k (a +NaN never the least), kmax = max k (the largest +NaN), vmax =
+ *   max (k + 0x3FF) (the values' largest, NaNs of either sign below it),
+ *   kmin = min (k + 0x3FF) (the smallest +NaN).  Mode 2, mirrored: vmax =
+ *   max k, kmin = min k, vmin = min (k - 0x400), kmax = max (k - 0x400)
+ *   (the -NaN nearest zero).  NS_DECODE_PM16 reads them back. */
 #define NS_STEP(s, m, g)                                                      \
     do {                                                                      \
-        if (wf) {                                                             \
-            NS_STEP_PM16(s, m, g, wf);                                        \
+        __m256i mag_ = _mm256_and_si256((s), abs7);                           \
+        __m256i k_ = _mm256_sign_epi16(mag_, (s));                            \
+        __m256i nan_ = _mm256_cmpgt_epi16(mag_, inf0);                        \
+        if (wf == 1) {                                                        \
+            __m256i k2_ = _mm256_add_epi16(k_, _mm256_set1_epi16(0x3FF));     \
+            vmin = _mm256_min_epi16(k_, vmin);                                \
+            kmax = _mm256_max_epi16(k_, kmax);                                \
+            vmax = _mm256_max_epi16(k2_, vmax);                               \
+            kmin = _mm256_min_epi16(k2_, kmin);                               \
+        } else if (wf == 2) {                                                 \
+            __m256i k3_ = _mm256_sub_epi16(k_, _mm256_set1_epi16(0x400));     \
+            vmax = _mm256_max_epi16(k_, vmax);                                \
+            kmin = _mm256_min_epi16(k_, kmin);                                \
+            vmin = _mm256_min_epi16(k3_, vmin);                               \
+            kmax = _mm256_max_epi16(k3_, kmax);                               \
         } else {                                                              \
-            __m256i mag_ = _mm256_and_si256((s), abs7);                       \
-            __m256i k_ = _mm256_sign_epi16(mag_, (s));                        \
-            __m256i nan_ = _mm256_cmpgt_epi16(mag_, inf0);                    \
             __m256i t_ = _mm256_blendv_epi8(k_, kref, nan_);                  \
             vmin = _mm256_min_epi16(t_, vmin);                                \
             vmax = _mm256_max_epi16(t_, vmax);                                \
             kmin = _mm256_min_epi16(k_, kmin);                                \
             kmax = _mm256_max_epi16(k_, kmax);                                \
-            (m) = nan_;                                                       \
-            (g) = (s);                                                        \
         }                                                                     \
+        (m) = nan_;                                                           \
+        (g) = (s);                                                            \
     } while (0)
 /* An empty asm naming the accumulators at the end of a loop's step: without
  * it gcc 12 gave each min/max a new register and copied it back, four or
  * five moves a step (the general driver's one-sign loops, +NaN only, no
  * nulls, in cache: 62.4 -> 54.2 ns a thousand rows). */
 #define NS_KEEP16() __asm__("" : "+x"(vmin), "+x"(vmax), "+x"(kmin), "+x"(kmax))
-/* The steps of a stretch where the data's NaNs have had one sign (MODE 1:
- * +NaN, 2: -NaN; see ns_lean16_ and the general driver's chunks): no blend,
- * the same instructions a vector as mode 0.
- * The keys shifted (16-bit, wrapping) move the NaNs to one end of the
- * order: k + 0x3FF puts +NaN (then -NaN) below every value, k - 0x400 puts
- * +NaN (then -NaN) above.  MODE 1: vmin = min k (a +NaN never the least),
- * kmax = max k (the largest +NaN), vmax = max (k + 0x3FF) (the values'
- * largest, NaNs of either sign below it), kmin = min (k + 0x3FF) (the
- * smallest +NaN).  MODE 2, mirrored: vmax = max k, kmin = min k, vmin =
- * min (k - 0x400), kmax = max (k - 0x400) (the -NaN nearest zero). */
-#define NS_STEP_PM16(s, m, g, MODE)                                           \
-    do {                                                                      \
-        __m256i mag_ = _mm256_and_si256((s), abs7);                           \
-        __m256i k_ = _mm256_sign_epi16(mag_, (s));                            \
-        (m) = _mm256_cmpgt_epi16(mag_, inf0);                                 \
-        if ((MODE) == 1) {                                                    \
-            __m256i k2_ = _mm256_add_epi16(k_, _mm256_set1_epi16(0x3FF));     \
-            vmin = _mm256_min_epi16(k_, vmin);                                \
-            kmax = _mm256_max_epi16(k_, kmax);                                \
-            vmax = _mm256_max_epi16(k2_, vmax);                               \
-            kmin = _mm256_min_epi16(k2_, kmin);                               \
-        } else {                                                              \
-            __m256i k3_ = _mm256_sub_epi16(k_, _mm256_set1_epi16(0x400));     \
-            vmax = _mm256_max_epi16(k_, vmax);                                \
-            kmin = _mm256_min_epi16(k_, kmin);                                \
-            vmin = _mm256_min_epi16(k3_, vmin);                               \
-            kmax = _mm256_max_epi16(k3_, kmax);                               \
-        }                                                                     \
-        (g) = (s);                                                            \
-    } while (0)
 
 /* Scalar bookkeeping: a pair's NaN masks and its bits each packed to bytes
  * (signed saturation keeps the sign) and moved to the integer core, one bit
@@ -607,6 +598,22 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_hmaxu16_)(__m256i x)
  * vector instructions a vector from the cache, where running the whole loop
  * again cost some twenty-five. */
 NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int64_t r);
+/* The cold passes' last rows as one vector, no branch a row (their
+ * validity is as random as the data's): the stretch's last LANES rows (rows
+ * taken twice change no extreme), or a stretch shorter than a vector copied
+ * beside zeros; *vb gets the lanes' validity (bits at bb, NULL: all). */
+NS_TARGET static inline __m256i NS_FN(ns_avx2_lastrows16_)(const T *row, int64_t len,
+                                                          const uint8_t *bb, unsigned *vb)
+{
+    if (len >= LANES) {
+        *vb = bb ? NS_FN(ns_avx2_lanebits_)(bb, len - LANES) : 0xFFFFu;
+        return NS_LOAD(row + len - LANES);
+    }
+    T tail[LANES] = {0};
+    memcpy(tail, row, (size_t)len * sizeof(T));
+    *vb = (bb ? NS_FN(ns_avx2_lanebits_)(bb, 0) : 0xFFFFu) & ((1u << len) - 1);
+    return NS_LOAD(tail);
+}
 NS_TARGET __attribute__((noinline, cold)) static uint16_t
 NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
 {
@@ -634,25 +641,8 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
         }
     }
     if (j < len) {
-        /* The last rows as one vector, no branch a row (their validity is
-         * as random as the data's): the last LANES rows under a mask of
-         * those not yet taken, or a short stretch copied beside zeros. */
         unsigned vb;
-        __m256i s;
-        if (len >= LANES) {
-            const int64_t r = len - LANES;
-            s = NS_LOAD(row + r);
-            vb = ~0u << (LANES - (len - j));
-            if (bb)
-                vb &= NS_FN(ns_avx2_lanebits_)(bb, r);
-        } else {
-            T tail[LANES] = {0};
-            memcpy(tail, row, (size_t)len * sizeof(T));
-            s = NS_LOAD(tail);
-            vb = (1u << len) - 1;
-            if (bb)
-                vb &= NS_FN(ns_avx2_lanebits_)(bb, 0);
-        }
+        const __m256i s = NS_FN(ns_avx2_lastrows16_)(row, len, bb, &vb);
         const __m256i live = _mm256_cmpeq_epi16(
             _mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit);
         const __m256i nan = _mm256_and_si256(
@@ -676,19 +666,14 @@ NS_FN(ns_avx2_values16_)(const T *row, int64_t len, const uint8_t *bb, int16_t *
                                            4096, 8192, 16384, (short)0x8000);
     __m256i mn = smax, mx = smin;
     for (int64_t j = 0; j < len; j += LANES) {
-        /* The last vector: the stretch's last LANES rows, rows taken twice
-         * changing no extreme; a stretch shorter than a vector copied
-         * beside zeros, their lanes left out. */
-        const int64_t r = len - j >= LANES ? j : len >= LANES ? len - LANES : 0;
-        unsigned vb = bb ? NS_FN(ns_avx2_lanebits_)(bb, r) : 0xFFFFu;
+        unsigned vb = 0xFFFFu;
         __m256i sv;
-        if (len >= LANES) {
-            sv = NS_LOAD(row + r);
+        if (j + LANES <= len) {
+            sv = NS_LOAD(row + j);
+            if (bb)
+                vb = NS_FN(ns_avx2_lanebits_)(bb, j);
         } else {
-            T tail[LANES] = {0};
-            memcpy(tail, row, (size_t)len * sizeof(T));
-            sv = NS_LOAD(tail);
-            vb &= (1u << len) - 1;
+            sv = NS_FN(ns_avx2_lastrows16_)(row, len, bb, &vb);
         }
         const __m256i mag = _mm256_and_si256(sv, abs7);
         const __m256i sel = _mm256_andnot_si256(
@@ -774,7 +759,7 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
         }                                                                     \
     } while (0)
 /* The four extremes of a stretch run in a one-sign mode (MODE 1 or 2,
- * NS_STEP_PM16; the stretch has values, its reference row or rows being
+ * NS_STEP; the stretch has values, its reference row or rows being
  * some) as psignw keys in lanes 0-3 of p16: value min, value max, NaN min,
  * NaN max (the NaN lanes meaningful where the stretch has NaNs).  The
  * accumulators' keys shifted back are those while the stretch's NaNs (cnan,
@@ -925,7 +910,7 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
  *   rows once for the two.
  * - After two pages (or a stretch of the general driver and a page) whose
  *   NaNs had one sign, as real data's NaNs mostly have (np.nan is +NaN),
- *   pages run in that sign's mode (NS_STEP_PM16, NS_FINISH_PM16) until a
+ *   pages run in that sign's mode (NS_STEP, NS_FINISH_PM16) until a
  *   page's NaNs have the other sign: no blend of NaN lanes and no lean NaN
  *   pass, where mode 0 blends and a page of NaNs of one sign needs the lean
  *   pass for their other end.  Zen 4, pages of 1,000 rows with +NaN only,
@@ -1555,7 +1540,6 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef NS_FINISH_PM16
 #undef NS_DECODE_PM16
 #undef NS_AFTER_PM16
-#undef NS_STEP_PM16
 #undef NS_KEEP16
 #undef NS_COUNT_
 #undef NS_PACKMASK
