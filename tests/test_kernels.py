@@ -444,8 +444,8 @@ def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
     # pages after two such pages, the general driver's chunks of 2,048 rows
     # after one: runs of pages and long pages whose NaNs have that sign, then
     # the other sign alone, both signs, none, zero extremes of either sign,
-    # pages of one value and NaNs, each in small pages and in long ones, so
-    # that every mode meets every kind of page and chunk after it.
+    # each in small pages and in long ones, so that every mode meets every
+    # kind of page and chunk after it.
     rng = np.random.default_rng(97 if sign == "plus" else 98)
     s_one, s_other = (0, int(ft.sign_mask)) if sign == "plus" else (int(ft.sign_mask), 0)
     top = int(ft.abs_mask ^ ft.inf_bits)
