@@ -347,12 +347,14 @@ def test_nans_of_one_sign_every_level(simd_level, ft, kind) -> None:
 @pytest.mark.parametrize("kind", ["none", "bitmap"])
 @pytest.mark.parametrize("aligned", [False, True], ids=["any", "bytes"])
 def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind, aligned) -> None:
-    # The AVX2 float16 loops decide per stretch of 2,048 rows whether to
-    # track the NaN extremes of one sign in the loop, and otherwise run a
-    # lean second pass over a stretch while the page's NaNs so far have one
-    # sign: long pages whose stretches hold NaNs
-    # of one sign, of both, or none, in every order, so that the page as a
-    # whole has one sign or both; pages of any length, and pages whose
+    # The AVX2 float16 loops decide per stretch whether to track the NaN
+    # extremes of one sign in the loop, and otherwise run a lean second pass
+    # over a stretch while the page's NaNs so far have one sign: the page
+    # loop per page (up to 65,536 rows), the general driver per chunk of
+    # 2,048 rows.  Long pages whose stretches hold NaNs of one sign, of
+    # both, or none, in every order, so that the page as a whole has one
+    # sign or both; every other page opened by 32 stretches without NaNs,
+    # past the page loop's limit; pages of any length, and pages whose
     # lengths are whole bytes of bitmap (every page then starts at a byte,
     # where the float16 page loop reads the bitmap in place).
     rng = np.random.default_rng(8)
@@ -363,9 +365,11 @@ def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind, a
     # (After [2]: a page that ends with NaNs of both signs, so that the next
     # page's first stretches run without the loop's one-sign extreme and its
     # NaNs, of one sign, first appear in a later stretch.)
-    for order in ([0, 0, 3, 0], [0, 2, 0], [1, 3, 1], [3, 0, 1], [2, 0, 0], [3, 3, 0], [1, 1, 2],
-                  [2], [3, 0, 3], [2], [3, 3, 1]):
+    for i, order in enumerate(([0, 0, 3, 0], [0, 2, 0], [1, 3, 1], [3, 0, 1], [2, 0, 0],
+                               [3, 3, 0], [1, 1, 2], [2], [3, 0, 3], [2], [3, 3, 1])):
         rows: list[int] = []
+        if i % 2:
+            rows += (rng.integers(0, int(ft.inf_bits), 32 * stretch) & ~1).astype(np.int64).tolist()
         for k in order:
             part = (rng.integers(0, int(ft.inf_bits), stretch) & ~1).astype(np.int64).tolist()
             for sign in patterns[k]:
@@ -441,8 +445,9 @@ def test_pages_opening_with_null_runs_every_level(simd_level, ft, kind, bit_offs
 def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
     # Where the data's NaNs have shown one sign the AVX2 float16 loops run in
     # that sign's mode (keys shifted so that NaNs sit at one end), the small
-    # pages after two such pages, the general driver's chunks of 2,048 rows
-    # after one: runs of pages and long pages whose NaNs have that sign, then
+    # pages (up to 65,536 rows) after two such pages, the general driver's
+    # chunks of 2,048 rows after one: runs of pages and long pages (some
+    # past 65,536 rows) whose NaNs have that sign, then
     # the other sign alone, both signs, none, zero extremes of either sign,
     # each in small pages and in long ones, so that every mode meets every
     # kind of page and chunk after it.
@@ -480,6 +485,8 @@ def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
     starts: list[int] = []
     for i, style in enumerate(styles * 3):
         length = (1000, 333, 64, 7000)[i % 4] if i < len(styles) * 2 else 9000
+        if i in (40, 43, 46):  # one sign, the other, both: past the page loop's limit
+            length = 66000
         starts.append(len(bits))
         bits += page(length, style)
     valid = (rng.random(len(bits)) > 0.1).tolist()
@@ -495,7 +502,7 @@ def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
 @pytest.mark.parametrize("kind", ["none", "bitmap"])
 @pytest.mark.parametrize("bit_offset", [0, 8, 3])
 def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> None:
-    # The AVX2 float16 level has a loop of its own for pages of 32 to 2,048
+    # The AVX2 float16 level has a loop of its own for pages of 32 to 65,536
     # rows (no nulls, or a bitmap whose page starts at a byte) that reads
     # its last rows on past the page, finds the next page's reference row
     # ahead and hands a page it cannot take to the general driver: runs of
@@ -534,6 +541,7 @@ def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> No
         return rows, valid
     lengths = [32, 33, 40, 47, 48, 49, 63, 64, 65, 96, 104, 1000, 1001, 2040, 2047, 2048,
                2049, 31, 16]
+    lengths_far = {40: 65536, 80: 65537}  # the page loop's limit, and one row past it
     styles = ["both", "plus", "plus", "minus", "both", "none", "nan_first", "null_head",
               "zeros", "all_nan", "minus", "minus", "both"]
     bits: list[int] = []
@@ -541,6 +549,7 @@ def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> No
     starts: list[int] = []
     for i in range(120):
         length = lengths[i % len(lengths)] if i % 3 else 1000 - 8 * int(rng.integers(0, 3))
+        length = lengths_far.get(i, length)
         rows, ok = page(length, styles[i % len(styles)])
         starts.append(len(bits))
         bits += rows
