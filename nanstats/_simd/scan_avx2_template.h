@@ -863,16 +863,10 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
         kmax = _mm256_max_epi16((o3), _mm256_set1_epi16((short)khi_));        \
     } while (0)
 
-/* The pages the page loop below takes (float16 rows): up to NS_LEAN16_NEAR
- * rows, whose next page starts inside the prefetch distance, with the next
- * page's reference row found ahead; up to NS_LEAN16_ROWS, in a copy of
- * their own, with it found after the page's rows (found ahead, from memory,
- * its load held the reorder buffer for a page: pages of 8,192 rows 1.08-1.18
- * times one summary at 1e8 values).  Pages written by row count
- * (parquet-java's and Arrow's 20,000 rows) then run without the general
- * driver's chunks of NS_CHUNK rows; a page whose NaNs break its one-sign
- * mode gets its values pass over at most 128 KB, from L2. */
-#define NS_LEAN16_NEAR 5120 /* 10 KB of rows, NS_PREFETCH_BYTES */
+/* The longest page the page loop below takes (float16 rows).  Pages written
+ * by row count (parquet-java's and Arrow's 20,000 rows) then run without the
+ * general driver's chunks of NS_CHUNK rows; a page whose NaNs break its
+ * one-sign mode gets its values pass over at most 128 KB, from L2. */
 #define NS_LEAN16_ROWS 65536
 
 /* Whether the small-page loop below takes page p; if so its first row, its
@@ -880,13 +874,12 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
  * NaN there). */
 NS_TARGET static inline __attribute__((always_inline)) int
 NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int64_t bit_offset,
-                       int64_t start, int64_t stop, int64_t lim, const int far, T *refb_out)
+                       int64_t start, int64_t stop, int64_t lim, T *refb_out)
 {
-    /* (rows - least > most - least unsigned: fewer rows than the copy's
-     * least or more than its most) */
-    const int64_t least = far ? NS_LEAN16_NEAR + 1 : 2 * LANES;
-    const int64_t most = far ? NS_LEAN16_ROWS : NS_LEAN16_NEAR;
-    if ((uint64_t)(stop - start - least) > (uint64_t)(most - least) || stop > lim)
+    /* (rows - 32 > NS_LEAN16_ROWS - 32 unsigned: fewer than 32 rows or more
+     * than NS_LEAN16_ROWS) */
+    if ((uint64_t)(stop - start - 2 * LANES) > (uint64_t)(NS_LEAN16_ROWS - 2 * LANES) ||
+        stop > lim)
         return 0;
     int64_t first = 0;
     if (kind == NS_VALIDITY_BITMAP) {
@@ -914,11 +907,13 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
  * - The rows after the last pair go through one more vector (or pair) read
  *   on past the page, inside the data, the lanes past the page taking the
  *   reference row (validity bits masked by the rows left).
- * - In the copy for pages of up to NS_LEAN16_NEAR rows (far 0), the next
- *   page's reference row is found before this page's rows are read: its
- *   chain of loads (page start, bitmap word, first valid row) is then off
- *   the path of the next page's first vectors.  The copy for longer pages
- *   (far 1) finds it after them (see NS_LEAN16_NEAR).
+ * - The next page's reference row is found after this page's rows.  Found
+ *   before them (the ninth session's choice, to take its chain of loads off
+ *   the path of the next page's first vectors), pages past the prefetch
+ *   distance had its loads go to memory and the reorder buffer fill behind
+ *   them: pages of 8,192 rows 1.06-1.18 times one summary at 1e8 values
+ *   (0.99-1.00 found after); pages of 64 to 2,048 rows are the same either
+ *   way (Zen 4, in L2 and at 1e8).
  * - A page whose first valid row is a NaN (its NaN lanes need a non-NaN
  *   row), whose first 64 rows are null, or that it cannot read in place is
  *   left to the general driver, which comes back here for the next one.
@@ -946,8 +941,7 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
                   int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
-                  int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io,
-                  const int far)
+                  int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
@@ -963,17 +957,13 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
     int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
     T refb;
-    if (!NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, far, &refb))
+    if (!NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, &refb))
         return p;
     int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
     for (;;) {
         const int64_t rows = stop - start;
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
         T refb1 = 0;
-        int more = 0;
-        if (!far)
-            more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop, stop1,
-                                                       lim, far, &refb1);
         const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
         const T *const row = d + start;
         const uint8_t *const bb =
@@ -1056,9 +1046,8 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             NS_LEAN16_LOOP(2);
 #undef NS_LEAN16_LOOP
 #undef NS_LEAN16_PAIR
-        if (far)
-            more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop, stop1,
-                                                       lim, far, &refb1);
+        const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
+                                                             stop, stop1, lim, &refb1);
         const int64_t lanes = full + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
         const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;
         const int64_t nan = nanc;
@@ -1102,42 +1091,18 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     return ps - page_starts;
 }
 /* One copy a kind, each allocated on its own. */
-#define NS_LEAN16_KIND(name, KIND, FAR)                                       \
+#define NS_LEAN16_KIND(name, KIND)                                            \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
         const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
         int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
         int64_t *counts, int64_t *keys, int *wmode_io)                        \
     {                                                                         \
         return NS_FN(ns_lean16_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
-                                 page_starts, p, npages, counts, keys, wmode_io, (FAR)); \
+                                 page_starts, p, npages, counts, keys, wmode_io); \
     }
-NS_LEAN16_KIND(ns_lean16_none_, NS_VALIDITY_NONE, 0)
-NS_LEAN16_KIND(ns_lean16_bitmap_, NS_VALIDITY_BITMAP, 0)
-NS_LEAN16_KIND(ns_lean16_none_far_, NS_VALIDITY_NONE, 1)
-NS_LEAN16_KIND(ns_lean16_bitmap_far_, NS_VALIDITY_BITMAP, 1)
+NS_LEAN16_KIND(ns_lean16_none_, NS_VALIDITY_NONE)
+NS_LEAN16_KIND(ns_lean16_bitmap_, NS_VALIDITY_BITMAP)
 #undef NS_LEAN16_KIND
-/* The page loop's copies for near and far pages in turn from page p, while
- * either takes a page; returns the first page not done.  A call of its own:
- * written into the general driver, the turns cost its one-sign chunks 8%
- * in cache (gcc 12's allocation of the driver's registers). */
-NS_TARGET __attribute__((noinline)) static int64_t
-NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
-                      int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
-                      int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io)
-{
-    const int bitmap = kind == NS_VALIDITY_BITMAP;
-    for (int64_t p0 = -1; p != p0 && p < npages;) {
-        p0 = p;
-        p = (bitmap ? NS_FN(ns_lean16_bitmap_) : NS_FN(ns_lean16_none_))(
-            d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, counts, keys,
-            wmode_io);
-        if (p < npages)
-            p = (bitmap ? NS_FN(ns_lean16_bitmap_far_) : NS_FN(ns_lean16_none_far_))(
-                d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, counts,
-                keys, wmode_io);
-    }
-    return p;
-}
 #endif
 
 /* The rows after the last pair: a whole vector if one is left, then the
@@ -1207,8 +1172,11 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
     for (int64_t p = 0; p < npages; p++) {
 #if NS_W == 16
         if (kind == NS_VALIDITY_NONE || kind == NS_VALIDITY_BITMAP) {
-            p = NS_FN(ns_lean16_run_)(d, n, kind, validity, validity_nbytes, bit_offset,
-                                      page_starts, p, npages, counts, keys, &wmode);
+            p = kind == NS_VALIDITY_NONE
+                    ? NS_FN(ns_lean16_none_)(d, n, validity, validity_nbytes, bit_offset,
+                                             page_starts, p, npages, counts, keys, &wmode)
+                    : NS_FN(ns_lean16_bitmap_)(d, n, validity, validity_nbytes, bit_offset,
+                                               page_starts, p, npages, counts, keys, &wmode);
             if (p >= npages)
                 break;
         }
