@@ -869,7 +869,7 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
  * one-sign mode gets its values pass over at most 128 KB, from L2. */
 #define NS_LEAN16_ROWS 65536
 
-/* Whether the small-page loop below takes page p; if so its first row, its
+/* Whether the page loop below takes page p; if so its first row, its
  * rows and its reference row (the first valid row, which must not be a
  * NaN there). */
 NS_TARGET static inline __attribute__((always_inline)) int
@@ -912,7 +912,7 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
  *   the path of the next page's first vectors), pages past the prefetch
  *   distance had its loads go to memory and the reorder buffer fill behind
  *   them: pages of 8,192 rows 1.06-1.18 times one summary at 1e8 values
- *   (0.99-1.00 found after); pages of 64 to 2,048 rows are the same either
+ *   (0.98-1.01 found after); pages of 64 to 2,048 rows are the same either
  *   way (Zen 4, in L2 and at 1e8).
  * - A page whose first valid row is a NaN (its NaN lanes need a non-NaN
  *   row), whose first 64 rows are null, or that it cannot read in place is
