@@ -505,12 +505,13 @@ def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> No
     # The AVX2 float16 level has a loop of its own for pages of 32 to 65,536
     # rows (no nulls, or a bitmap whose page starts at a byte) that reads
     # its last rows on past the page, finds the next page's reference row
-    # ahead and hands a page it cannot take to the general driver: runs of
-    # such pages with every length of last rows (none, under a vector,
-    # over one), around both limits, pages of NaNs of one sign (tracked in
-    # the loop or by the lean pass, as the page before decides) and of both,
-    # pages opening with a NaN or with 64 null rows, zeros of both signs,
-    # all NaN, and the last page ending at the end of the data.
+    # after the page and hands a page it cannot take to the general
+    # driver: runs of such pages with every length of last rows (none,
+    # under a vector, over one), around both limits, pages of NaNs of one
+    # sign (tracked in the loop or by the lean pass, as the page before
+    # decides) and of both, pages opening with a NaN or with 64 null rows,
+    # zeros of both signs, all NaN, and the last page ending at the end of
+    # the data.
     rng = np.random.default_rng(41)
     pos_nan, neg_nan = int(ft.inf_bits) | 1, int(ft.sign_mask | ft.abs_mask)
     top = int(ft.abs_mask ^ ft.inf_bits)  # the largest payload
@@ -541,7 +542,7 @@ def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> No
         return rows, valid
     lengths = [32, 33, 40, 47, 48, 49, 63, 64, 65, 96, 104, 1000, 1001, 2040, 2047, 2048,
                2049, 31, 16]
-    lengths_far = {40: 65536, 80: 65537}  # the page loop's limit, and one row past it
+    lengths_at_limit = {40: 65536, 80: 65537}  # the page loop's limit, and one row past it
     styles = ["both", "plus", "plus", "minus", "both", "none", "nan_first", "null_head",
               "zeros", "all_nan", "minus", "minus", "both"]
     bits: list[int] = []
@@ -549,7 +550,7 @@ def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> No
     starts: list[int] = []
     for i in range(120):
         length = lengths[i % len(lengths)] if i % 3 else 1000 - 8 * int(rng.integers(0, 3))
-        length = lengths_far.get(i, length)
+        length = lengths_at_limit.get(i, length)
         rows, ok = page(length, styles[i % len(styles)])
         starts.append(len(bits))
         bits += rows

@@ -963,7 +963,6 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     for (;;) {
         const int64_t rows = stop - start;
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
-        T refb1 = 0;
         const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
         const T *const row = d + start;
         const uint8_t *const bb =
@@ -1046,6 +1045,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             NS_LEAN16_LOOP(2);
 #undef NS_LEAN16_LOOP
 #undef NS_LEAN16_PAIR
+        T refb1 = 0;
         const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
                                                              stop, stop1, lim, &refb1);
         const int64_t lanes = full + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
