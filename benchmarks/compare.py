@@ -302,11 +302,29 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
     return rows
 
 
+def shown(row: dict[str, Any], header: str) -> str:
+    """A row's cell as printed: figures to two decimals, or three where two
+    would print the value as its target (1.034 against "<= 1.03" reads
+    "1.034 | <= 1.03 | NO", not "1.03 | <= 1.03 | NO").
+
+    >>> shown({"value": 1.034, "target": "<= 1.03"}, "value")
+    '1.034'
+    >>> shown({"value": 0.8712, "target": ">= 0.85"}, "value")
+    '0.87'
+    """
+    v = row[header]
+    if v is None:
+        return "-"
+    if not isinstance(v, float):
+        return str(v)
+    target = row.get("target") if header == "value" else None
+    if target and f"{v:.2f}" == f"{float(target.split()[-1]):.2f}":
+        return f"{v:.3f}"
+    return f"{v:.2f}"
+
+
 def print_table(rows: list[dict[str, Any]], plain: bool) -> None:
     headers = list(rows[0]) if rows else []
-
-    def cell(v: Any) -> str:
-        return "-" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
 
     try:
         if plain:
@@ -318,12 +336,12 @@ def print_table(rows: list[dict[str, Any]], plain: bool) -> None:
         table = Table(*headers, title="nanstats vs exact compositions (best of repeats)")
         for r in rows:
             # Text, not markup: "[avx2]" is a level's name, not a style.
-            table.add_row(*(Text(cell(r[h])) for h in headers))
+            table.add_row(*(Text(shown(r, h)) for h in headers))
         Console().print(table)
     except ImportError:
         print(" | ".join(headers))
         for r in rows:
-            print(" | ".join(cell(r[h]) for h in headers))
+            print(" | ".join(shown(r, h) for h in headers))
 
 
 def main(argv: list[str] | None = None) -> None:
