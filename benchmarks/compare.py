@@ -150,6 +150,8 @@ COMPOSITION_TARGET = {"float64": {"numpy": 10.0, "polars": 6.0},
 PORTABLE_COMPOSITION_TARGET = 5.0
 #: Page rows -> the most a page table may cost over one summary of the same data.
 PAGE_TARGET = {20_000: 1.03, 1_000: 1.10}
+#: NaN rows in the float16 rows with few NaNs of both signs (shown, no target).
+FEW_NAN_FRAC = 0.001
 
 
 def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -198,22 +200,28 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
         if probe:
             bitmap = np.frombuffer(arrow.buffers()[0], np.uint8)
             fns += [lambda: floor.read2(values, bitmap), lambda: floor.bitmap16(values, bitmap)]
-        # Real data's NaNs mostly have one sign (np.nan is +NaN), which
-        # float16's loops run in modes of their own: no target, shown.
+        # Real data's NaNs mostly have one sign (np.nan is +NaN), and where
+        # they have both they may be few: float16's loops choose a mode by
+        # the NaNs' signs, so these are shown too (no target): +NaN only,
+        # and 0.1% NaN of both signs in one summary and in pages of 1,000.
         pos = dtype == "float16"
         if pos:
             pos_values, pos_valid = make_column(dtype, args.size, args.nan_frac, 0.1,
                                                 neg_nan_frac=0.0)
             pos_arrow = pa.array(pos_values, mask=~pos_valid)
-            fns += [at_level(level, lambda: nanstats.summary(pos_arrow))
-                    for level in _kernels.simd_levels()]
+            few_values, few_valid = make_column(dtype, args.size, FEW_NAN_FRAC, 0.1)
+            few_arrow = pa.array(few_values, mask=~few_valid)
+            for level in _kernels.simd_levels():
+                fns += [at_level(level, lambda: nanstats.summary(pos_arrow)),
+                        at_level(level, lambda: nanstats.summary(few_arrow)),
+                        at_level(level, lambda: page_table(few_arrow, page_rows=1_000))]
         times = best_interleaved(fns, args.repeat, clock=time.thread_time)
         plain, ceiling = times[0], min(times[:len(reads)])
         times = times[len(reads):]
-        t_pos: list[float] = []
+        t_signs: list[float] = []
         if pos:
-            t_pos = times[-len(_kernels.simd_levels()):]
-            times = times[:-len(_kernels.simd_levels())]
+            t_signs = times[-3 * len(_kernels.simd_levels()):]
+            times = times[:-3 * len(_kernels.simd_levels())]
         _kernels.set_simd_level(level_before)
         check(dtype, "read ceiling, GB/s", gb / ceiling, None)
         check(dtype, "read ceiling without prefetch (numpy OR-reduce), GB/s", gb / plain, None)
@@ -234,9 +242,14 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
             check(dtype, f"[{level}] 10% nulls (numpy bool mask; 1 more byte a value), "
                   "fraction of ceiling", ceiling / t_level_bytes,
                   BYTES_TARGET if simd else None)
-        for level, t in zip(_kernels.simd_levels() if pos else [], t_pos, strict=True):
+        for i, level in enumerate(_kernels.simd_levels() if pos else []):
+            t_pos, t_few, t_few_pages = t_signs[3 * i:3 * i + 3]
             check(dtype, f"[{level}] +NaN only, 10% nulls (Arrow bitmap), fraction of ceiling",
-                  ceiling / t, None)
+                  ceiling / t_pos, None)
+            check(dtype, f"[{level}] {FEW_NAN_FRAC:.1%} NaN (both signs), 10% nulls (Arrow "
+                  "bitmap), fraction of ceiling", ceiling / t_few, None)
+            check(dtype, f"[{level}] {FEW_NAN_FRAC:.1%} NaN (both signs), pages of 1,000 "
+                  "(Arrow nulls), fraction of ceiling", ceiling / t_few_pages, None)
         # The compositions are timed in wall time, so nanstats here too.
         t_bytes = best(at_level(level_before, lambda: nanstats.summary(values, valid)),
                        args.repeat)
@@ -269,7 +282,7 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
                     2 * args.repeat, clock=time.thread_time)
                 check(dtype, f"[{level}] +NaN only, pages of 1,000 (Arrow nulls), "
                       "x one summary", t_pages / t_whole, None, higher_is_better=False)
-            del pos_values, pos_valid, pos_arrow
+            del pos_values, pos_valid, pos_arrow, few_values, few_valid, few_arrow
         if probe:
             # The floor's own pages of 1,000 rows (widen, blend, min, max, the
             # two reductions a page) against its one pass and against the

@@ -445,8 +445,9 @@ def test_pages_opening_with_null_runs_every_level(simd_level, ft, kind, bit_offs
 def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
     # Where the data's NaNs have shown one sign the AVX2 float16 loops run in
     # that sign's mode (keys shifted so that NaNs sit at one end), the small
-    # pages (up to 65,536 rows) after two such pages, the general driver's
-    # chunks of 2,048 rows after one: runs of pages and long pages (some
+    # pages (up to 65,536 rows) after 16 NaNs in a row of that sign, the
+    # general driver's chunks of 2,048 rows after one chunk while the page
+    # has shown one sign: runs of pages and long pages (some
     # past 65,536 rows) whose NaNs have that sign, then
     # the other sign alone, both signs, none, zero extremes of either sign,
     # each in small pages and in long ones, so that every mode meets every
@@ -562,6 +563,63 @@ def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> No
     table = kernel_table(col, _VALIDITY_KINDS[kind], bit_offset)
     got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
     assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bitmap"])
+def test_sparse_nans_of_both_signs_every_level(simd_level, ft, kind) -> None:
+    # Few NaNs, of either sign: the AVX2 float16 loops take a page's only
+    # NaN as its own other end (no second pass), keep a long page in mode 0
+    # once it has shown NaNs of both signs, and move the page loop to a
+    # one-sign mode only after 16 NaNs in a row of that sign.  Pages of
+    # 1,000 rows (and some shorter) holding 0 to 3 NaNs of random signs,
+    # a run of pages of +NaN only long enough to change mode followed by
+    # pages with a single -NaN, a single +NaN and none; long pages (past the
+    # page loop's limit) whose chunks of 2,048 rows hold a single NaN, a
+    # NaN of one sign in two chunks far apart, or both signs and then one;
+    # null rows holding NaN bits.
+    rng = np.random.default_rng(61)
+    top = int(ft.abs_mask ^ ft.inf_bits)
+    def finite(k: int) -> list[int]:
+        return [int(m) | (int(ft.sign_mask) if neg else 0) for m, neg in
+                zip(rng.integers(0, int(ft.inf_bits), k, dtype=np.uint64), rng.random(k) < 0.5,
+                    strict=True)]
+    def nan(sign: str) -> int:
+        return int(ft.inf_bits) | int(rng.integers(1, top + 1)) | (
+            int(ft.sign_mask) if sign == "-" else 0)
+    def page(length: int, placed: list[tuple[int, str]]) -> list[int]:
+        rows = finite(length)
+        for at, sign in placed:
+            rows[at] = nan(sign)
+        return rows
+    pages: list[list[int]] = []
+    for i in range(160):
+        length = 1000 if i % 5 else int(rng.integers(32, 1000))
+        k = int(rng.choice([0, 1, 1, 2, 3]))
+        at = rng.choice(np.arange(1, length), k, replace=False)
+        pages.append(page(length, [(int(a), "+-"[int(rng.integers(2))]) for a in at]))
+    for _ in range(12):  # +NaN only: the page loop moves to +NaN's mode
+        pages.append(page(1000, [(int(a), "+") for a in rng.choice(np.arange(1, 1000), 3,
+                                                                  replace=False)]))
+    for placed in ([(500, "-")], [(20, "+")], [], [(7, "-"), (900, "-")], [(3, "+")]):
+        pages.append(page(1000, placed))
+    chunk, long = 2048, 70000
+    for placed in ([(5 * chunk + 17, "+")], [(3, "-")], [(40, "-"), (7 * chunk + 5, "-")],
+                   [(2 * chunk, "+"), (3 * chunk + 9, "-"), (5 * chunk + 1, "+"),
+                    (9 * chunk + 2, "+")],
+                   [(chunk + 1, "-"), (chunk + 2, "+"), (20 * chunk, "-")],
+                   [(30 * chunk + 11, "+"), (31 * chunk + 3, "+")]):
+        pages.append(page(long, placed))
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = (rng.random(len(bits)) > 0.1).tolist()
+    for s in starts:
+        valid[s] = True
+    # Null rows holding NaN bits of either sign, which must count for nothing.
+    for i in rng.choice(len(bits), 300, replace=False):
+        if not valid[i]:
+            bits[i] = nan("+-"[int(i) % 2])
+    assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)

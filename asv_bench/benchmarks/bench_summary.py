@@ -17,7 +17,7 @@ from nanstats.core.stats import page_table
 
 DTYPES = ["float16", "float32", "float64"]
 SIZES = [10_000, 1_000_000, 10_000_000]
-NAN_FRACS = [0.0, 0.01, 0.5]
+NAN_FRACS = [0.0, 0.001, 0.01, 0.5]  # 0.1%: few NaNs of both signs
 NULL_FRACS = [0.0, 0.1]
 
 
