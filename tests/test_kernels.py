@@ -610,10 +610,25 @@ def test_sparse_nans_of_both_signs_every_level(simd_level, ft, kind) -> None:
                    [(chunk + 1, "-"), (chunk + 2, "+"), (20 * chunk, "-")],
                    [(30 * chunk + 11, "+"), (31 * chunk + 3, "+")]):
         pages.append(page(long, placed))
+    # A page's first NaN alone in its chunk, with the smallest bits of the
+    # page's NaNs, and one more of the same sign chunks later: the smallest
+    # bits (the other end) are the first NaN's, taken when its chunk ended
+    # (in mode 0: each such page follows one with NaNs of both signs).
+    first_nans: list[int] = []
+    for sign, at, later in (("+", 40, 7 * chunk + 5), ("-", 40, 9 * chunk + 1),
+                            ("+", 3 * chunk + 2, 6 * chunk + 9), ("-", 3 * chunk + 2, 6 * chunk)):
+        pages.append(page(1000, [(10, "+"), (11, "-"), (500, "+"), (501, "-")]))
+        first_nans += [sum(map(len, pages)) - 1000 + i for i in (10, 11, 500, 501)]
+        rows = page(long, [])
+        s_bit = int(ft.sign_mask) if sign == "-" else 0
+        rows[at] = int(ft.inf_bits) | 1 | s_bit  # the smallest payload
+        rows[later] = int(ft.abs_mask) | s_bit  # the largest
+        first_nans += [sum(map(len, pages)) + at, sum(map(len, pages)) + later]
+        pages.append(rows)
     bits = [b for p in pages for b in p]
     starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
     valid = (rng.random(len(bits)) > 0.1).tolist()
-    for s in starts:
+    for s in starts + first_nans:
         valid[s] = True
     # Null rows holding NaN bits of either sign, which must count for nothing.
     for i in rng.choice(len(bits), 300, replace=False):

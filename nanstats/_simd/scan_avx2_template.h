@@ -816,17 +816,16 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
  * smallest (a -NaN).  A NaN alone is its own other end: no lean pass. */
 NS_TARGET static inline uint16_t NS_FN(ns_avx2_onenan16_)(__m256i kmin, __m256i kmax, int64_t neg)
 {
+    /* Signed extremes through the unsigned maximum: x ^ 0x8000 keeps the
+     * order, x ^ 0x7FFF reverses it. */
     if (neg) {
-        const __m128i a = _mm_min_epi16(_mm256_castsi256_si128(kmin),
-                                        _mm256_extracti128_si256(kmin, 1));
-        const int k = (int16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(
-                                    _mm_xor_si128(a, _mm_set1_epi16((short)0x8000)))) ^
-                                0x8000);
+        const int16_t k = (int16_t)(NS_FN(ns_avx2_hmaxu16_)(
+                                        _mm256_xor_si256(kmin, _mm256_set1_epi16(0x7FFF))) ^
+                                    0x7FFF);
         return (uint16_t)(0x8000 | -k);
     }
-    const __m128i a = _mm_max_epi16(_mm256_castsi256_si128(kmax), _mm256_extracti128_si256(kmax, 1));
-    return (uint16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(a, _mm_set1_epi16(0x7FFF)))) ^
-                      0x7FFF);
+    return (uint16_t)(NS_FN(ns_avx2_hmaxu16_)(_mm256_xor_si256(kmax, _mm256_set1_epi16((short)0x8000))) ^
+                      0x8000);
 }
 /* Non-NaN lanes with the sign set and clear, from the counts (lanes that
  * hold the reference row in place of a null change neither). */
