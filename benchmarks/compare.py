@@ -22,7 +22,11 @@ target and whether this run met it.  The one-thread kernel passes and the
 read ceiling they are held to are timed in the calling thread's CPU time
 (``time.thread_time``), which leaves out the time other processes of a
 shared machine held the core; the compositions (polars uses threads) and
-the two-thread speed-up are timed in wall time.
+the two-thread speed-up are timed in wall time.  A page cost is the median
+over ``PAGE_BLOCKS`` blocks of interleaved best-of timings, its spread the
+lowest and highest block.  ``[floor]`` rows time loops that do less than any
+exact kernel (``bench_support.floor``): the values and a bool mask read
+together, and float16's bitmap loops.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from typing import Any
 import numpy as np
 from bench_support import floor
 from bench_support.compositions import COMPOSITIONS, numpy_page_stats
-from bench_support.timing import best, best_interleaved
+from bench_support.timing import best, best_interleaved, block_ratios
 
 import nanstats
 from nanstats import _kernels
@@ -150,6 +154,13 @@ COMPOSITION_TARGET = {"float64": {"numpy": 10.0, "polars": 6.0},
 PORTABLE_COMPOSITION_TARGET = 5.0
 #: Page rows -> the most a page table may cost over one summary of the same data.
 PAGE_TARGET = {20_000: 1.03, 1_000: 1.10}
+#: Page costs (multiples of one summary) are the median over this many blocks,
+#: each the best of ``2 * --repeat`` calls of every function taken in turn; the
+#: table's spread is their lowest and highest.  At 1e8 values one call swings
+#: 10.4-17.8 ms from call to call on a shared VM (float16 with a bitmap, AMD
+#: EPYC Zen 3), and the best of one block of 10 gave pages of 1,000 rows
+#: 1.00-1.24 times one summary from run to run (see docs/performance.rst).
+PAGE_BLOCKS = 5
 #: NaN rows in the float16 rows with few NaNs of both signs (shown, no target).
 FEW_NAN_FRAC = 0.001
 
@@ -161,13 +172,18 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
 
     def check(dtype: str, what: str, value: float, target: float | None,
-              higher_is_better: bool = True) -> None:
+              higher_is_better: bool = True,
+              spread: tuple[float, float] | None = None) -> None:
         met = None if target is None else (value >= target if higher_is_better
                                            else value <= target)
         rows.append({"dtype": dtype, "measure": what, "value": value,
+                     "spread": None if spread is None else f"{spread[0]:.2f}-{spread[1]:.2f}",
                      "target": None if target is None else
                      (">= " if higher_is_better else "<= ") + f"{target:g}",
                      "met": "-" if met is None else "yes" if met else "NO"})
+
+    def page_ratios(fns: list[Callable[[], Any]]) -> list[tuple[float, float, float]]:
+        return block_ratios(fns, PAGE_BLOCKS, 2 * args.repeat, clock=time.thread_time)
 
     def one(dtype: str) -> None:
         values, valid = make_column(dtype, args.size, args.nan_frac, 0.1)
@@ -190,6 +206,11 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
         # prefetch (C, where AVX2 and a compiler are).
         reads = floor.ceiling_reads(values)
         fns = list(reads)
+        # The floor of a kernel with a numpy bool mask: the values and the
+        # mask's bytes read together (no kernel reads less), every width.
+        mask_floor = floor.available()
+        if mask_floor:
+            fns.append(lambda: floor.read_or2(values, valid))
         for level in _kernels.simd_levels():
             fns += [at_level(level, lambda: nanstats.summary(values)),
                     at_level(level, lambda: nanstats.summary(arrow)),
@@ -218,6 +239,8 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
         times = best_interleaved(fns, args.repeat, clock=time.thread_time)
         plain, ceiling = times[0], min(times[:len(reads)])
         times = times[len(reads):]
+        if mask_floor:
+            t_mask_floor, times = times[0], times[1:]
         t_signs: list[float] = []
         if pos:
             t_signs = times[-3 * len(_kernels.simd_levels()):]
@@ -225,6 +248,9 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
         _kernels.set_simd_level(level_before)
         check(dtype, "read ceiling, GB/s", gb / ceiling, None)
         check(dtype, "read ceiling without prefetch (numpy OR-reduce), GB/s", gb / plain, None)
+        if mask_floor:
+            check(dtype, "[floor] values and bool mask read (1 more byte a value), fraction of "
+                  "ceiling", ceiling / t_mask_floor, None)
         if probe:
             t_read2, t_floor = times[-2:]
             times = times[:-2]
@@ -269,34 +295,30 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
                 fns = [at_level(level, lambda data=data: page_table(data))] + [
                     at_level(level, lambda data=data, r=r: page_table(data, page_rows=r))
                     for r in PAGE_TARGET]
-                t_whole, *t_pages = best_interleaved(fns, 2 * args.repeat, clock=time.thread_time)
-                for (page_rows, limit), t in zip(PAGE_TARGET.items(), t_pages, strict=True):
+                for (page_rows, limit), (ratio, lo, hi) in zip(PAGE_TARGET.items(),
+                                                               page_ratios(fns), strict=True):
                     check(dtype, f"[{level}] pages of {page_rows:,} ({label}), x one summary",
-                          t / t_whole, limit if level != "portable" else None,
-                          higher_is_better=False)
+                          ratio, limit if level != "portable" else None,
+                          higher_is_better=False, spread=(lo, hi))
         if pos:
             for level in _kernels.simd_levels():
-                t_whole, t_pages = best_interleaved(
+                [(ratio, lo, hi)] = page_ratios(
                     [at_level(level, lambda: page_table(pos_arrow)),
-                     at_level(level, lambda: page_table(pos_arrow, page_rows=1_000))],
-                    2 * args.repeat, clock=time.thread_time)
+                     at_level(level, lambda: page_table(pos_arrow, page_rows=1_000))])
                 check(dtype, f"[{level}] +NaN only, pages of 1,000 (Arrow nulls), "
-                      "x one summary", t_pages / t_whole, None, higher_is_better=False)
+                      "x one summary", ratio, None, higher_is_better=False, spread=(lo, hi))
             del pos_values, pos_valid, pos_arrow, few_values, few_valid, few_arrow
         if probe:
             # The floor's own pages of 1,000 rows (widen, blend, min, max, the
             # two reductions a page) against its one pass and against the
             # AVX2 kernel's one summary, which the target is a multiple of.
-            fns = [at_level("avx2", lambda: page_table(arrow)),
-                   lambda: floor.bitmap16(values, bitmap),
-                   lambda: floor.bitmap16(values, bitmap, 1_000)]
-            t_kernel, t_one, t_paged = best_interleaved(fns, 2 * args.repeat,
-                                                        clock=time.thread_time)
-            _kernels.set_simd_level(level_before)
-            check(dtype, "[floor] pages of 1,000 (Arrow nulls), x its one pass", t_paged / t_one,
-                  None, higher_is_better=False)
-            check(dtype, "[floor] pages of 1,000 (Arrow nulls), x [avx2] one summary",
-                  t_paged / t_kernel, None, higher_is_better=False)
+            for what, whole in (("its one pass", lambda: floor.bitmap16(values, bitmap)),
+                                ("[avx2] one summary",
+                                 at_level("avx2", lambda: page_table(arrow)))):
+                [(ratio, lo, hi)] = page_ratios(
+                    [whole, lambda: floor.bitmap16(values, bitmap, 1_000)])
+                check(dtype, f"[floor] pages of 1,000 (Arrow nulls), x {what}", ratio,
+                      None, higher_is_better=False, spread=(lo, hi))
         _kernels.set_simd_level(level_before)
         for label, data in (("no nulls", values), ("Arrow nulls", arrow)):
             one, two = best_interleaved([with_threads(1, lambda data=data: nanstats.summary(data)),

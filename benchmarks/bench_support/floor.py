@@ -13,7 +13,9 @@ bitmap go:
 
 and one more read ceiling, :func:`read_or`: the OR-reduce of
 ``compositions.read_ceiling`` with AVX2 and software prefetch (numpy's does
-not prefetch; the kernels do, and read faster than it).
+not prefetch; the kernels do, and read faster than it), and its twin over
+two streams, :func:`read_or2`: the values and a numpy bool mask (a byte a
+row) read together, the floor of every width's kernel with a bool mask.
 
 Both return the signed 16-bit min and max of the valid rows (the bits read
 as int16), checked by ``benchmarks/tests/test_floor.py``.
@@ -71,6 +73,8 @@ def _library() -> ctypes.CDLL:
     lib.ns_floor_bitmap16.restype = None
     lib.ns_floor_read_or.argtypes = [ptr, ctypes.c_int64]
     lib.ns_floor_read_or.restype = ctypes.c_uint64
+    lib.ns_floor_read_or2.argtypes = [ptr, ctypes.c_int64, ctypes.c_int64, ptr, ptr]
+    lib.ns_floor_read_or2.restype = None
     return lib
 
 
@@ -109,6 +113,27 @@ def read_or(values: npt.NDArray[np.generic]) -> int:
     """
     data = np.ascontiguousarray(values).view(np.uint8)
     return int(_library().ns_floor_read_or(data.ctypes.data, data.size))
+
+
+def read_or2(values: npt.NDArray[np.generic], mask: npt.NDArray[np.bool_]) -> tuple[int, int]:
+    """The OR of every byte of ``values`` and of ``mask`` (one byte a row), read in
+    one loop with AVX2 and software prefetch in both streams: what the read of a
+    kernel with a numpy bool mask costs at least.
+
+    >>> v, m = np.array([1.0, -2.0]), np.array([True, False])
+    >>> read_or2(v, m) == (0xfff0000000000000, 1) if available() else True
+    True
+    """
+    data = np.ascontiguousarray(values)
+    if data.ndim != 1:
+        raise ValueError(f"read_or2 takes a 1-D array of values, got shape {data.shape}")
+    bytes_ = np.ascontiguousarray(mask).view(np.uint8)
+    if bytes_.shape != data.shape:
+        raise ValueError(f"a mask of {bytes_.size} bytes for {data.size} values")
+    out = np.zeros(2, np.uint64)
+    _library().ns_floor_read_or2(data.ctypes.data, data.size, data.itemsize, bytes_.ctypes.data,
+                                 out.ctypes.data)
+    return int(out[0]), int(out[1])
 
 
 def ceiling_reads(values: npt.NDArray[np.generic]) -> list[Callable[[], int]]:

@@ -8,6 +8,7 @@ drift in the machine's speed affects them alike.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -46,3 +47,26 @@ def best(fn: Callable[[], Any], repeat: int = 3, setup: Callable[[], Any] | None
     True
     """
     return best_interleaved([fn], repeat, setup)[0]
+
+
+def block_ratios(fns: Sequence[Callable[[], Any]], blocks: int = 5, repeat: int = 10,
+                 clock: Callable[[], float] = time.perf_counter
+                 ) -> list[tuple[float, float, float]]:
+    """Each function's time over the first's: the median, lowest and highest
+    over ``blocks`` blocks, each the best of ``repeat`` calls taken in turn.
+
+    Where one call's time swings by a third from call to call (large arrays
+    on a shared VM), the best of one long block still depends on which
+    function met the machine's quiet moments; the median over blocks does
+    not hang on one block.
+
+    >>> [(med, lo, hi)] = block_ratios([lambda: sum(range(10)), lambda: sum(range(10))], 3, 3)
+    >>> 0 < lo <= med <= hi
+    True
+    """
+    ratios = []
+    for _ in range(blocks):
+        first, *rest = best_interleaved(fns, repeat, clock=clock)
+        ratios.append([t / first for t in rest])
+    return [(statistics.median(column), min(column), max(column))
+            for column in zip(*ratios, strict=True)]

@@ -13,7 +13,7 @@ import nanstats
 from tests.strategies import Column, columns
 
 
-@settings(max_examples=80)
+@settings(max_examples=80, deadline=None)  # the first example imports polars
 @given(columns(max_size=120))
 def test_every_composition_equals_nanstats(col: Column) -> None:
     values, valid = np.ascontiguousarray(col.values()), col.mask()
@@ -51,6 +51,15 @@ def test_compare_targets_runs_small(capsys) -> None:
                   "--dtype", "float16"])
     out = capsys.readouterr().out
     assert "pages of 1,000 (Arrow nulls), x one summary" in out
+    # Page costs come with the spread of their blocks; where the floor probes
+    # run, the bool mask's floor is measured beside the ceiling.
+    assert out.splitlines()[1].split(" | ") == ["dtype", "measure", "value", "spread", "target",
+                                                "met"]
+    page_row = next(line for line in out.splitlines() if "pages of 1,000 (no nulls)" in line)
+    low, high = map(float, page_row.split(" | ")[3].split("-"))
+    assert 0 < low <= float(page_row.split(" | ")[2]) <= high
+    from bench_support import floor
+    assert ("[floor] values and bool mask read" in out) == floor.available()
     for level in nanstats._kernels.simd_levels():
         assert f"[{level}] +NaN only, pages of 1,000 (Arrow nulls), x one summary" in out
         assert f"[{level}] +NaN only, 10% nulls (Arrow bitmap), fraction of ceiling" in out

@@ -61,3 +61,32 @@ def test_read_or_is_the_or_of_every_byte(n: int) -> None:
         one = np.zeros(n, np.uint8)
         one[at] = 0x40
         assert floor.read_or(one) == read_ceiling(one, None) != 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 1000, 100_003])
+def test_read_or2_is_the_or_of_each_stream(n: int, dtype: type) -> None:
+    from bench_support.compositions import read_ceiling
+
+    rng = np.random.default_rng(n)
+    values = rng.integers(0, 256, n * np.dtype(dtype).itemsize, dtype=np.uint8).view(dtype)
+    mask = rng.random(n) < 0.5
+    if not floor.available():
+        with pytest.raises(floor.FloorUnavailable):
+            floor.read_or2(values, mask)
+        return
+    assert floor.read_or2(values, mask) == (read_ceiling(values, None),
+                                            read_ceiling(mask.view(np.uint8), None))
+    # One bit set anywhere in either stream, the rest zero: found wherever it is.
+    for at in {0, n // 2, n - 1} if n else set():
+        one, bit = np.zeros_like(values), np.zeros(n, bool)
+        one.view(np.uint8)[at * one.itemsize] = 0x40
+        bit[at] = True
+        assert floor.read_or2(one, np.zeros(n, bool)) == (read_ceiling(one, None), 0) != (0, 0)
+        assert floor.read_or2(np.zeros_like(values), bit) == (
+            0, read_ceiling(bit.view(np.uint8), None)) != (0, 0)
+
+
+def test_read_or2_names_a_mask_that_does_not_fit() -> None:
+    with pytest.raises(ValueError, match="a mask of 3 bytes for 4 values"):
+        floor.read_or2(np.zeros(4), np.zeros(3, bool))
