@@ -17,8 +17,9 @@ not prefetch; the kernels do, and read faster than it), and its twin over
 two streams, :func:`read_or2`: the values and a numpy bool mask (a byte a
 row) read together, the floor of every width's kernel with a bool mask.
 
-Both return the signed 16-bit min and max of the valid rows (the bits read
-as int16), checked by ``benchmarks/tests/test_floor.py``.
+:func:`read2` and :func:`bitmap16` return the signed 16-bit min and max of
+the valid rows (the bits read as int16), the two OR-reduces the OR of each
+stream's bytes; ``benchmarks/tests/test_floor.py`` checks all four.
 
 >>> import numpy as np
 >>> v = np.array([3, -1, 7, 2], np.int16)
