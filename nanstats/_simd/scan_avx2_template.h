@@ -1111,7 +1111,30 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         pc[2] = nan - negnan;
         pc[3] = negnan;
         const int wprev = wmode;
-        if (ran == 0) {
+        /* The common page first, one test: run in mode 0, with values, and
+         * with no NaN or NaNs of both signs.  Its four keys go out in one
+         * store, the NaN keys' places set apart where it has no NaN, and
+         * nothing of NS_AFTER_STRETCH16 applies (no lean NaN pass; the
+         * NaNs' signs, both or none, leave mode 0 and the run's count as
+         * the branches below would).  Zen 3, pages of 1,000 rows in L3, the
+         * kernel alone (both builds in one process, best of 300): 88.7 ->
+         * 86.5 us a million rows with 1% NaN of both signs and a bitmap,
+         * 86.2 -> 84.0 without NaN, 69.0 -> 67.7 without nulls; +NaN only
+         * (a one-sign mode, below) unchanged. */
+        if (__builtin_expect(ran == 0 && valid - nan > 0 &&
+                                 (nan == 0 || (negnan > 0 && nan - negnan > 0)), 1)) {
+            const __m128i k16_ = NS_KEYS16();
+            _mm256_storeu_si256((__m256i *)pk, _mm256_cvtepi16_epi64(k16_));
+            if (nan == 0) {
+                pk[2] = INT64_MAX;
+                pk[3] = INT64_MIN;
+            } else {
+                wmode = 0;
+                nrun = 0;
+                lmode = 0;
+            }
+            NS_ZEROFIX16(pk, valid - nan, k16_);
+        } else if (ran == 0) {
             uint16_t nanlo = 0xFFFF;
             NS_AFTER_STRETCH16(row, rows, bb, 0, 0, 1);
             if (__builtin_expect(!(valid - nan > 0 && negnan > 0 && nan - negnan > 0), 0)) {
