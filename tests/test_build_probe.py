@@ -78,15 +78,20 @@ def test_the_real_compiler_here(tmp_path: Path) -> None:
     is_gcc = "clang" not in " ".join(compiler.compiler)  # type: ignore[attr-defined]
     assert probes == ALL_OK | {"gcc_tuning": is_gcc}, probes
     flags = build_probe.decide("unix", probes, False).flags
-    assert flags == build_probe.NO_WRAPV + (build_probe.GCC_TUNING if is_gcc else ())
+    assert flags == build_probe.NO_WRAPV + build_probe.ALIGN_LOOPS + (
+        build_probe.GCC_TUNING if is_gcc else ())
 
 
 def test_kernel_flags_only_with_a_c_level() -> None:
-    both = build_probe.NO_WRAPV + build_probe.GCC_TUNING
-    assert build_probe.decide("unix", ALL_OK, False).flags == both
+    every = build_probe.NO_WRAPV + build_probe.ALIGN_LOOPS + build_probe.GCC_TUNING
+    assert build_probe.decide("unix", ALL_OK, False).flags == every
     no_gcc = ALL_OK | {"gcc_tuning": False}
-    assert build_probe.decide("unix", no_gcc, False).flags == build_probe.NO_WRAPV
-    # gcc's x86 tuning never for another target; -fno-wrapv for its baseline level.
+    assert (build_probe.decide("unix", no_gcc, False).flags
+            == build_probe.NO_WRAPV + build_probe.ALIGN_LOOPS)
+    no_align = ALL_OK | {"align_loops": False}
+    assert (build_probe.decide("unix", no_align, False).flags
+            == build_probe.NO_WRAPV + build_probe.GCC_TUNING)
+    # The x86 flags never for another target; -fno-wrapv for its baseline level.
     d = build_probe.decide("unix", ALL_OK | {"x86": False}, False)
     assert d.levels == ("portable", "baseline") and d.flags == build_probe.NO_WRAPV
     # No C level, or the portable level alone: no flags.
