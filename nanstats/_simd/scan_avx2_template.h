@@ -197,7 +197,8 @@ NS_TARGET static inline int64_t NS_FN(ns_avx2_count_)(const uint8_t *p, int64_t 
  * bitmap, byte `pos` for byte masks.  Returns bits.  Bits after len may be
  * anything (rows past the page are never counted, and their lanes hold the
  * reference row whatever the bit).  Adds the valid rows to *valid, except
- * float16's from a bitmap, which its loop counts. */
+ * float16's from a bitmap, which its loop counts (float16's byte masks come
+ * here only for a cold pass, through ns_avx2_bytebits16_). */
 /* Inlined for float16 (its caller then keeps its accumulators in registers
  * across the call: measured 5% faster with nulls); left to the compiler for
  * the others (inlined there, gcc 12 allocates their loops' registers worse). */
@@ -238,19 +239,6 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         const __m256i z = _mm256_setzero_si256();
         const uint64_t flip = kind == NS_VALIDITY_NULL_BYTES ? 0 : ~(uint64_t)0;
         for (; w < full; w++) {
-#if NS_W == 16
-            /* The mask 8 KB (rows) ahead: a chunk's 2,048 mask bytes are
-             * read in one burst before its 4 KB of values, and the
-             * hardware prefetcher alone did not keep that stream going.
-             * AMD Zen 3 (about 19 GB/s a thread), 1e8 values, one summary,
-             * the kernel alone interleaved with the build without it, best
-             * of 15-30: 15.9-20.2 -> 13.2-16.2 ms (2, 5 and 12 KB ahead
-             * 0.83-0.89 of the time without too, 8 KB 0.80-0.86); pages of
-             * 1,000 rows, which read their mask in shorter bursts, within
-             * the noise (0.87-1.08).  float32/64 (chunks of 512 rows) were
-             * no faster with it: 0.98-1.03 and 1.01-1.03. */
-            _mm_prefetch((const char *)(p + 64 * w) + 8192, _MM_HINT_T0);
-#endif
             __m256i lo = _mm256_loadu_si256((const __m256i *)(p + 64 * w));
             __m256i hi = _mm256_loadu_si256((const __m256i *)(p + 64 * w + 32));
             uint64_t zero = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, z)) |
@@ -260,17 +248,8 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         }
         if (rest) {
             uint64_t zero = 0;
-            if (NS_W == 16 && pos + 64 * w + 64 <= nbytes) {
-                /* 64 bytes there: one more vector step, not a byte at a
-                 * time (pages of 1,000 rows: 40 bytes a page). */
-                __m256i lo = _mm256_loadu_si256((const __m256i *)(p + 64 * w));
-                __m256i hi = _mm256_loadu_si256((const __m256i *)(p + 64 * w + 32));
-                zero = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, z)) |
-                       (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, z)) << 32;
-            } else {
-                for (int64_t k = 0; k < rest; k++)
-                    zero |= (uint64_t)(p[64 * w + k] == 0) << k;
-            }
+            for (int64_t k = 0; k < rest; k++)
+                zero |= (uint64_t)(p[64 * w + k] == 0) << k;
             bits[w] = (zero ^ flip) & live;
             cnt += __builtin_popcountll(bits[w]);
             w++;
@@ -281,6 +260,25 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         *valid += cnt;
     return (const uint8_t *)bits;
 }
+#if NS_W == 16
+/* A byte mask's bits for a cold pass over a float16 chunk (the loop reads
+ * the bytes and counts them itself). */
+NS_TARGET __attribute__((noinline, cold)) static const uint8_t *
+NS_FN(ns_avx2_bytebits16_)(int kind, const uint8_t *v, int64_t nbytes, int64_t pos, int64_t len,
+                           uint64_t *bits)
+{
+    int64_t unused = 0;
+    return NS_FN(ns_avx2_bits_)(kind, v, nbytes, pos, len, bits, &unused);
+}
+#ifndef NS_MASK16_PF_BYTES
+#define NS_MASK16_PF_BYTES (NS_PREFETCH_BYTES / 2)
+#endif
+#if NS_PREFETCH_BYTES > 0
+#define NS_PF_MASK16(p) _mm_prefetch((p) + NS_MASK16_PF_BYTES, _MM_HINT_T0)
+#else
+#define NS_PF_MASK16(p) ((void)0)
+#endif
+#endif
 
 #if NS_W != 16
 /* ---------------------------------------------------------------- float32/64 */
@@ -1356,18 +1354,33 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
          * bitmap; 1% NaN of both signs 63.0 -> 62.2). */
 /* The pair loop over a byte mask at vq_: a vector's lanes where the byte
  * is zero take B0 (B1) over A0 (A1), so (s, ref) for a mask of valid rows,
- * (ref, s) for one of null rows. */
+ * (ref, s) for one of null rows.  The pair's 32 bytes are compared with
+ * zero at once, counted (zc_, the zero bytes) and widened to the two
+ * vectors' lanes; the mask is prefetched as many rows ahead as the values.
+ * Until 2026-11 a pass before the chunk's rows turned its 2,048 bytes into
+ * bits, which gave the count and the last rows' lanes: the two streams
+ * were then read in turns of 2 KB and 4 KB, and the pass cost 15% in L3.
+ * AMD Zen 3, 1e8 values, one summary, 10% nulls, the kernel alone (both
+ * builds, the read ceiling and the mask's floor probe interleaved in one
+ * process, best of 12-15, eight runs), fraction of the ceiling: a mask of
+ * valid rows 0.66-0.86 -> 0.77-0.91, of null rows 0.67-0.84 -> 0.73-0.91,
+ * faster in every run (by 1-28%), where the probe read 0.73-0.81; in L3
+ * one summary unchanged (95.3 -> 95.9 us), pages of 1,000 rows 1-2%
+ * slower.  With the mask not prefetched 0.81-0.91, prefetched 2.5 or 4 KB
+ * ahead no better. */
 #define NS_BYTES16_LOOP(A0, B0, A1, B1)                                       \
     do {                                                                      \
         const __m256i z_ = _mm256_setzero_si256();                            \
         for (; j + 2 * LANES <= len; j += 2 * LANES) {                        \
             NS_MASK_T m0, g0, m1, g1;                                         \
             NS_PF((const char *)(crow + j));                                  \
+            NS_PF_MASK16((const char *)(vq_ + j));                            \
             VT s0 = NS_LOAD(crow + j), s1 = NS_LOAD(crow + j + LANES);        \
-            const __m256i e0_ = _mm256_cmpeq_epi16(                           \
-                _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(vq_ + j))), z_); \
-            const __m256i e1_ = _mm256_cmpeq_epi16(                           \
-                _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(vq_ + j + LANES))), z_); \
+            const __m256i e_ = _mm256_cmpeq_epi8(                             \
+                _mm256_loadu_si256((const __m256i *)(vq_ + j)), z_);          \
+            zc_ += __builtin_popcount((uint32_t)_mm256_movemask_epi8(e_));    \
+            const __m256i e0_ = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(e_)); \
+            const __m256i e1_ = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(e_, 1)); \
             s0 = _mm256_blendv_epi8((A0), (B0), e0_);                         \
             s1 = _mm256_blendv_epi8((A1), (B1), e1_);                         \
             NS_STEP(s0, m0, g0);                                              \
@@ -1393,16 +1406,32 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             lanes += j;                                                       \
             NS_TAIL(crow, len, j, NS_ALL_LANES);                              \
         } else if (kind != NS_VALIDITY_BITMAP) {                              \
-            /* Byte masks: each vector's 16 bytes widened to its lanes and   \
-             * compared with zero (two instructions, where bits take three); \
-             * bb (the bits) is still what the tail and the count use. */     \
+            /* Byte masks: read by the loop, not turned into bits (see      \
+             * NS_BYTES16_LOOP); the valid rows counted from its zero bytes  \
+             * and the last rows' bits. */                                   \
             const uint8_t *vq_ = validity + start + c;                        \
+            int64_t zc_ = 0; /* zero bytes among the pairs' rows */          \
             if (kind == NS_VALIDITY_NULL_BYTES)                               \
                 NS_BYTES16_LOOP(ref, s0, ref, s1);                            \
             else                                                              \
                 NS_BYTES16_LOOP(s0, ref, s1, ref);                            \
             lanes += j;                                                       \
-            NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));          \
+            /* The bits of the last 32 rows (all of them if fewer), row t0_ \
+             * in bit 0, from their bytes. */                                 \
+            const int64_t t0_ = len > 2 * LANES ? len - 2 * LANES : 0;        \
+            uint64_t tb_ = 0;                                                 \
+            if (len >= 2 * LANES)                                             \
+                tb_ = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(       \
+                    _mm256_loadu_si256((const __m256i *)(vq_ + t0_)),         \
+                    _mm256_setzero_si256()));                                 \
+            else                                                              \
+                for (int64_t k_ = 0; k_ < len; k_++)                          \
+                    tb_ |= (uint64_t)(vq_[k_] == 0) << k_;                    \
+            if (kind == NS_VALIDITY_BYTES)                                    \
+                tb_ = ~tb_ & ((((uint64_t)1) << (len - t0_)) - 1);            \
+            valid += (kind == NS_VALIDITY_BYTES ? j - zc_ : zc_) +            \
+                     __builtin_popcountll(tb_ >> (j - t0_));                  \
+            NS_TAIL(crow, len, j, (unsigned)(tb_ >> (r_ - t0_)));             \
         } else {                                                              \
             /* Pointers stepped, not an index: fewer integer instructions. */ \
             const T *q_ = crow, *const qend_ = crow + (len & ~(int64_t)(2 * LANES - 1)); \
@@ -1445,16 +1474,21 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             const uint8_t *bb = kind == NS_VALIDITY_BITMAP
                                     ? NS_FN(ns_avx2_inplace_)(validity, validity_nbytes, bpos, len)
                                     : NULL;
-            if (!bb && kind != NS_VALIDITY_NONE)
-                bb = NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes,
-                                          kind == NS_VALIDITY_BITMAP ? bpos : start + c, len,
-                                          bits, &valid);
+            if (!bb && kind == NS_VALIDITY_BITMAP)
+                bb = NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, len, bits,
+                                          &valid);
+            /* Byte masks are read by the loop itself; their bits only where a
+             * cold pass over the chunk needs them. */
+#define NS_CHUNK_BITS16()                                                     \
+    (kind == NS_VALIDITY_NONE || kind == NS_VALIDITY_BITMAP                   \
+         ? bb                                                                 \
+         : NS_FN(ns_avx2_bytebits16_)(kind, validity, validity_nbytes, start + c, len, bits))
             const int64_t nanc0 = nanc, negnan0 = negnan;
             /* A one-sign mode needs a reference row that is not a NaN. */
             const int mode = NS_FN(ns_avx2_isnan_)(refb) || (negnan > 0 && negnan < nanc) ? 0 : wmode;
             if (mode == 0) {
                 NS_RUN16(0);
-                NS_AFTER_STRETCH16(crow, len, bb, nanc0, negnan0, 0);
+                NS_AFTER_STRETCH16(crow, len, NS_CHUNK_BITS16(), nanc0, negnan0, 0);
             } else {
                 const __m256i o0_ = vmin, o1_ = vmax, o2_ = kmin, o3_ = kmax;
                 vmin = smax;
@@ -1465,8 +1499,10 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
                     NS_RUN16(1);
                 else
                     NS_RUN16(2);
-                NS_AFTER_PM16(crow, len, bb, nanc0, negnan0, mode, o0_, o1_, o2_, o3_);
+                NS_AFTER_PM16(crow, len, NS_CHUNK_BITS16(), nanc0, negnan0, mode, o0_, o1_, o2_,
+                              o3_);
             }
+#undef NS_CHUNK_BITS16
         }
         if (kind == NS_VALIDITY_NONE)
             valid = rows;
