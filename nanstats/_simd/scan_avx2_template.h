@@ -1362,12 +1362,12 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
  * were then read in turns of 2 KB and 4 KB, and the pass cost 15% in L3.
  * AMD Zen 3, 1e8 values, one summary, 10% nulls, the kernel alone (both
  * builds, the read ceiling and the mask's floor probe interleaved in one
- * process, best of 12-15, eight runs), fraction of the ceiling: a mask of
- * valid rows 0.66-0.86 -> 0.77-0.91, of null rows 0.67-0.84 -> 0.73-0.91,
- * faster in every run (by 1-28%), where the probe read 0.73-0.81; in L3
- * one summary unchanged (95.3 -> 95.9 us), pages of 1,000 rows 1-2%
- * slower.  With the mask not prefetched 0.81-0.91, prefetched 2.5 or 4 KB
- * ahead no better. */
+ * process, best of 12-15 or five blocks' median, ten runs), fraction of
+ * the ceiling: a mask of valid rows 0.66-0.86 -> 0.77-0.91, of null rows
+ * 0.67-0.84 -> 0.73-0.91, faster in every run (by 1-28%), where the probe
+ * read 0.73-0.81; in L3 one summary unchanged (95.3 -> 95.9 us), pages of
+ * 1,000 rows 1-2% slower.  With the mask not prefetched 0.81-0.91,
+ * prefetched 2.5 or 4 KB ahead no better. */
 #define NS_BYTES16_LOOP(A0, B0, A1, B1)                                       \
     do {                                                                      \
         const __m256i z_ = _mm256_setzero_si256();                            \
