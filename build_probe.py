@@ -121,10 +121,10 @@ GCC_TUNING: tuple[str, ...] = (
 #: nulls one summary 236.4 -> 217.2 and pages of 1,000 rows 242.0 ->
 #: 225.6; every other case (float16, bitmaps, bool masks, +NaN only)
 #: within 1%.  32 bytes measured the same as 64; 64 keeps a loop's start
-#: on the op cache's line whatever code comes before it (the previous
-#: session moved float16's no-null loop from a 64-byte boundary to 48
-#: bytes past one with other code: 62.1 -> 66.8 us).  x86 only, where it
-#: was measured.
+#: on the op cache's line whatever code comes before it (a change to other
+#: code once moved float16's no-null loop, its instructions the same, from
+#: a 64-byte boundary to 48 bytes past one: 62.1 -> 66.8 us in L3).  x86
+#: only, where it was measured.
 ALIGN_LOOPS: tuple[str, ...] = ("-falign-loops=64",)
 
 #: Signed overflow undefined again in the kernels (Python's own flags, which
