@@ -118,10 +118,13 @@
 #ifndef NS_PREFETCH_BYTES
 #define NS_PREFETCH_BYTES 10240
 #endif
+/* NS_PF_MASK16: a byte mask beside float16 values, as many rows ahead. */
 #if NS_PREFETCH_BYTES > 0
 #define NS_PF(p) _mm_prefetch((p) + NS_PREFETCH_BYTES, _MM_HINT_T0)
+#define NS_PF_MASK16(p) _mm_prefetch((p) + NS_PREFETCH_BYTES / 2, _MM_HINT_T0)
 #else
 #define NS_PF(p) ((void)0)
+#define NS_PF_MASK16(p) ((void)0)
 #endif
 /* Rows whose validity bits are gathered at a time (a multiple of 64).
  * float32/64 take 512: their chunk's validity (its bitmap words counted,
@@ -270,14 +273,6 @@ NS_FN(ns_avx2_bytebits16_)(int kind, const uint8_t *v, int64_t nbytes, int64_t p
     int64_t unused = 0;
     return NS_FN(ns_avx2_bits_)(kind, v, nbytes, pos, len, bits, &unused);
 }
-#ifndef NS_MASK16_PF_BYTES
-#define NS_MASK16_PF_BYTES (NS_PREFETCH_BYTES / 2)
-#endif
-#if NS_PREFETCH_BYTES > 0
-#define NS_PF_MASK16(p) _mm_prefetch((p) + NS_MASK16_PF_BYTES, _MM_HINT_T0)
-#else
-#define NS_PF_MASK16(p) ((void)0)
-#endif
 #endif
 
 #if NS_W != 16
@@ -1692,3 +1687,4 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef NS_LEAN16_ROWS
 #undef NS_BITS_DECL
 #undef NS_PF
+#undef NS_PF_MASK16
