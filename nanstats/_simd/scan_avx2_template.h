@@ -913,6 +913,18 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_onenan16_)(__m256i kmin, __m256i 
  * one-sign mode gets its values pass over at most 128 KB, from L2. */
 #define NS_LEAN16_ROWS 65536
 
+/* Pages ending at or before this row can be read by the page loops below
+ * with the last vectors on past them and their bitmap words from 8 bytes
+ * at their first bit: n - 32 rows, (nbytes - 8) bytes of bits. */
+NS_TARGET static inline int64_t NS_FN(ns_lean16_lim_)(int64_t n, const int kind,
+                                                     int64_t validity_nbytes, int64_t bit_offset)
+{
+    const int64_t lim = n - 2 * LANES;
+    return kind == NS_VALIDITY_BITMAP && 8 * (validity_nbytes - 8) - bit_offset < lim
+               ? 8 * (validity_nbytes - 8) - bit_offset
+               : lim;
+}
+
 /* Whether the page loop below takes page p; if so its first row, its
  * rows and its reference row (the first valid row, which must not be a
  * NaN there). */
@@ -974,6 +986,8 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
  *   nulls; at 1e8 values 92.1 -> 77.3 ns (1.22 -> 1.02 times one summary
  *   while that ran a copy with two instructions a vector more); with NaNs
  *   of both signs unchanged (71.5-72.0 and 71.6-71.7 ns in L2).
+ * - A run starting in mode 0 goes through a copy of the loop for mode 0
+ *   alone (ns_lean16_m0_, below) until a page sets a one-sign mode.
  * Returns the first page not done.  Against the general driver, on AMD
  * Zen 4, pages of 1,000 rows: instructions a page beyond its rows
  * (callgrind, 1e5 values) 187 -> 40 without nulls and 287 -> 129 with an
@@ -983,44 +997,6 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
  * summary without nulls and 1.31-1.34 -> 1.15-1.18 with a bitmap.  A
  * separate function with its own loop: inside the general driver (one
  * session's try) its registers were allocated worse than the driver's. */
-NS_TARGET static inline __attribute__((always_inline)) int64_t
-NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
-                  int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
-                  int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io,
-                  int64_t *nrun_io)
-{
-    NS_CONSTS;
-    NS_MASK_CONSTS;
-    /* The NaNs' signs so far (as NS_AFTER_STRETCH16 keeps them: 0, or the
-     * one sign, 1 + and 2 -) and the loop's mode for the next page. */
-    int wmode = *wmode_io;
-    int64_t nrun = *nrun_io;
-    int lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;
-    /* Pages ending at or before lim can be read with the last vectors on past
-     * them and their bitmap words from 8 bytes at their first bit: n - 32
-     * rows, (nbytes - 8) bytes of bits. */
-    int64_t lim = n - 2 * LANES;
-    if (kind == NS_VALIDITY_BITMAP && 8 * (validity_nbytes - 8) - bit_offset < lim)
-        lim = 8 * (validity_nbytes - 8) - bit_offset;
-    const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
-    int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
-    T refb;
-    if (!NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, &refb))
-        return p;
-    int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
-    for (;;) {
-        const int64_t rows = stop - start;
-        const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
-        const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
-        const T *const row = d + start;
-        const uint8_t *const bb =
-            kind == NS_VALIDITY_BITMAP ? validity + ((bit_offset + start) >> 3) : NULL;
-        const VT ref = NS_REF_SET1(refb);
-        NS_PAGE_CONSTS(refb);
-        NS_ACC_INIT();
-        int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;
-        const T *q = row;
-        const uint8_t *bq = bb;
 /* One pair of vectors at qp, its validity bits at bqp (their valid rows
  * counted by the caller). */
 #define NS_LEAN16_PAIR(qp, bqp)                                               \
@@ -1084,6 +1060,113 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             }                                                                 \
         }                                                                     \
     } while (0)
+/* The end of a page run in mode 0 that is not the common page (no values,
+ * or two or more NaNs of one sign): the lean NaN pass where the NaNs need
+ * one, the keys, and the NaNs' signs and run for the next page.  Sets
+ * wmode, nrun, lmode. */
+#define NS_END_RARE16(pk, valid, nan)                                         \
+    do {                                                                      \
+        const int wprev_ = wmode;                                             \
+        uint16_t nanlo = 0xFFFF;                                              \
+        NS_AFTER_STRETCH16(row, rows, bb, 0, 0, 1);                           \
+        if (__builtin_expect(!((valid) - (nan) > 0 && negnan > 0 && (nan) - negnan > 0), 0)) { \
+            (pk)[0] = INT64_MAX;                                              \
+            (pk)[1] = INT64_MIN;                                              \
+            (pk)[2] = INT64_MAX;                                              \
+            (pk)[3] = INT64_MIN;                                              \
+        }                                                                     \
+        NS_FINISH(pk, (valid) - (nan), nan);                                  \
+        if (nanc > 0) {                                                       \
+            nrun = wmode == 0 ? 0 : wmode == wprev_ ? nrun + nanc : nanc;     \
+            lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;                        \
+        }                                                                     \
+    } while (0)
+/* NS_END_RARE16 out of ns_lean16_m0_'s loop, which then holds fewer values
+ * across its rows (in the loop for every mode below, the same call moved
+ * its one-sign loops' registers: +NaN only without nulls 3.6% slower in
+ * L3).  Returns the next page's mode. */
+NS_TARGET __attribute__((noinline, cold)) static int
+NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, const T *row,
+                       int64_t rows, const uint8_t *bb, int64_t nanc, int64_t negnan,
+                       int64_t negc, int64_t valid, int64_t *pk, int *wmode_io,
+                       int64_t *nrun_io)
+{
+    const int64_t rest = rows & (2 * LANES - 1);
+    const int64_t lanes = rows - rest + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
+    int wmode = *wmode_io, lmode = 0;
+    int64_t nrun = *nrun_io;
+    const int64_t nan = nanc;
+    NS_END_RARE16(pk, valid, nan);
+    *wmode_io = wmode;
+    *nrun_io = nrun;
+    return lmode;
+}
+
+/* Whether a page run in mode 0 is the common page: with values, and with
+ * no NaN, one NaN or NaNs of both signs (nothing of NS_AFTER_STRETCH16
+ * applies: no lean NaN pass). */
+#define NS_COMMON16(valid, nan)                                               \
+    ((valid) - (nan) > 0 && ((nan) <= 1 || (negnan > 0 && (nan) - negnan > 0)))
+/* The common page's end: its four keys in one store, the NaN keys' places
+ * set apart where it has no NaN; a NaN alone is both NaN extremes (the
+ * largest key for a +NaN, the smallest for a -NaN) and counts on the run
+ * of its sign (with few NaNs most pages that hold any hold one); NaNs of
+ * both signs leave mode 0 and end the run.  Sets wmode, nrun, lmode. */
+#define NS_END_COMMON16(pk, valid, nan)                                       \
+    do {                                                                      \
+        const __m128i k16_ = NS_KEYS16();                                     \
+        const __m256i k64_ = _mm256_cvtepi16_epi64(k16_);                     \
+        _mm256_storeu_si256((__m256i *)(pk), k64_);                           \
+        if ((nan) == 0) {                                                     \
+            (pk)[2] = INT64_MAX;                                              \
+            (pk)[3] = INT64_MIN;                                              \
+        } else if ((nan) == 1) {                                              \
+            const int sign_ = negnan ? 2 : 1;                                 \
+            (pk)[2] = (pk)[3] = negnan ? _mm256_extract_epi64(k64_, 2)        \
+                                       : _mm256_extract_epi64(k64_, 3);       \
+            nrun = sign_ == wmode ? nrun + 1 : 1;                             \
+            wmode = sign_;                                                    \
+            lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;                        \
+        } else {                                                              \
+            wmode = 0;                                                        \
+            nrun = 0;                                                         \
+            lmode = 0;                                                        \
+        }                                                                     \
+        NS_ZEROFIX16(pk, (valid) - (nan), k16_);                              \
+    } while (0)
+NS_TARGET static inline __attribute__((always_inline)) int64_t
+NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
+                  int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
+                  int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io,
+                  int64_t *nrun_io)
+{
+    NS_CONSTS;
+    NS_MASK_CONSTS;
+    /* The NaNs' signs so far (as NS_AFTER_STRETCH16 keeps them: 0, or the
+     * one sign, 1 + and 2 -) and the loop's mode for the next page. */
+    int wmode = *wmode_io;
+    int64_t nrun = *nrun_io;
+    int lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;
+    const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
+    const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
+    int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
+    T refb;
+    if (!NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, &refb))
+        return p;
+    int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
+    for (;;) {
+        const int64_t rows = stop - start;
+        const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
+        const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
+        const T *const row = d + start;
+        const uint8_t *const bb =
+            kind == NS_VALIDITY_BITMAP ? validity + ((bit_offset + start) >> 3) : NULL;
+        const VT ref = NS_REF_SET1(refb);
+        NS_PAGE_CONSTS(refb);
+        NS_ACC_INIT();
+        int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;
+        const T *q = row;
+        const uint8_t *bq = bb;
         const int ran = lmode;
         if (lmode == 0)
             NS_LEAN16_LOOP(0);
@@ -1091,8 +1174,6 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             NS_LEAN16_LOOP(1);
         else
             NS_LEAN16_LOOP(2);
-#undef NS_LEAN16_LOOP
-#undef NS_LEAN16_PAIR
         T refb1 = 0;
         const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
                                                              stop, stop1, lim, &refb1);
@@ -1103,50 +1184,25 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         pc[1] = rows - valid;
         pc[2] = nan - negnan;
         pc[3] = negnan;
-        const int wprev = wmode;
-        /* The common page first, one test: run in mode 0, with values, and
-         * with no NaN or NaNs of both signs.  Its four keys go out in one
-         * store, the NaN keys' places set apart where it has no NaN, and
-         * nothing of NS_AFTER_STRETCH16 applies (no lean NaN pass; the
-         * NaNs' signs, both or none, leave mode 0 and the run's count as
-         * the branches below would).  Zen 3, pages of 1,000 rows in L3, the
-         * kernel alone (both builds in one process, best of 300): 88.7 ->
-         * 86.5 us a million rows with 1% NaN of both signs and a bitmap,
-         * 86.2 -> 84.0 without NaN, 69.0 -> 67.7 without nulls; +NaN only
-         * (a one-sign mode, below) unchanged. */
-        if (__builtin_expect(ran == 0 && valid - nan > 0 &&
-                                 (nan == 0 || (negnan > 0 && nan - negnan > 0)), 1)) {
-            const __m128i k16_ = NS_KEYS16();
-            _mm256_storeu_si256((__m256i *)pk, _mm256_cvtepi16_epi64(k16_));
-            if (nan == 0) {
-                pk[2] = INT64_MAX;
-                pk[3] = INT64_MIN;
-            } else {
-                wmode = 0;
-                nrun = 0;
-                lmode = 0;
-            }
-            NS_ZEROFIX16(pk, valid - nan, k16_);
+        /* The common page first, one test (Zen 3, pages of 1,000 rows in
+         * L3, the kernel alone, both builds in one process, best of 300:
+         * 88.7 -> 86.5 us a million rows with 1% NaN of both signs and a
+         * bitmap, 86.2 -> 84.0 without NaN, 69.0 -> 67.7 without nulls). */
+        if (__builtin_expect(ran == 0 && NS_COMMON16(valid, nan), 1)) {
+            NS_END_COMMON16(pk, valid, nan);
         } else if (ran == 0) {
-            uint16_t nanlo = 0xFFFF;
-            NS_AFTER_STRETCH16(row, rows, bb, 0, 0, 1);
-            if (__builtin_expect(!(valid - nan > 0 && negnan > 0 && nan - negnan > 0), 0)) {
-                pk[0] = INT64_MAX;
-                pk[1] = INT64_MIN;
-                pk[2] = INT64_MAX;
-                pk[3] = INT64_MIN;
-            }
-            NS_FINISH(pk, valid - nan, nan);
+            NS_END_RARE16(pk, valid, nan);
         } else {
+            const int wprev = wmode;
             if (nanc > 0)
                 wmode = negnan == 0 ? 1 : negnan == nanc ? 2 : 0;
             NS_FINISH_PM16(pk, valid - nan, nan, ran);
-        }
-        /* The next page's mode: a one-sign mode once NS_SIGN_RUN16 NaNs in
-         * a row (over this page and those before it) had that sign. */
-        if (nanc > 0) {
-            nrun = wmode == 0 ? 0 : wmode == wprev ? nrun + nanc : nanc;
-            lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;
+            /* The next page's mode: a one-sign mode once NS_SIGN_RUN16 NaNs
+             * in a row (over this page and those before it) had that sign. */
+            if (nanc > 0) {
+                nrun = wmode == 0 ? 0 : wmode == wprev ? nrun + nanc : nanc;
+                lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;
+            }
         }
         ps++;
         pc += 4;
@@ -1161,6 +1217,138 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     *nrun_io = nrun;
     return ps - page_starts;
 }
+/* Mode 0's page loop of its own (lmode 0 on entry), where runs of pages
+ * start and where data with NaNs of both signs, or none, stay: the common
+ * page (NS_COMMON16) ends in place, the others in ns_lean16_rare_.  Stops
+ * after a page whose end sets a one-sign mode, or before a page it cannot
+ * take; returns the first page not done.  Without the one-sign loops and
+ * the rare ends beside it, gcc 12 holds the page's state in registers
+ * across the rows.  Zen 3, AVX2, 1e6 values in L3, the kernel alone (both
+ * builds in one process, best of 300), against ns_lean16_ for every page:
+ * - with a bitmap, pages of 1,000 rows: 279 -> 238 instructions a page
+ *   besides its rows (callgrind); 1% NaN of both signs 87.5 -> 85.4 us,
+ *   0.1% 99.0 -> 95.1 (a NaN alone now ends in place too);
+ * - without nulls, pages of 1,000 rows 68.8 -> 66.0 us (0.1% NaN 82.1 ->
+ *   77.8), pages of 20,000 57.1 -> 54.8;
+ * - +NaN only (the one-sign loop after the first page) and one summary
+ *   unchanged. */
+NS_TARGET static inline __attribute__((always_inline)) int64_t
+NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
+                     int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages,
+                     int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
+                     int64_t *nrun_io)
+{
+    NS_CONSTS;
+    NS_MASK_CONSTS;
+    const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
+    int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
+    T refb;
+    if (!NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, &refb))
+        return p;
+    const uint8_t *bb =
+        kind == NS_VALIDITY_BITMAP ? validity + ((bit_offset + start) >> 3) : NULL;
+    int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
+    int wmode = *wmode_io;
+    int64_t nrun = *nrun_io;
+    for (;;) {
+        const int64_t rows = stop - start;
+        const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
+        const T *const row = d + start;
+        const VT ref = NS_REF_SET1(refb);
+        NS_PAGE_CONSTS(refb);
+        NS_ACC_INIT();
+        int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;
+        const T *q = row;
+        const uint8_t *bq = bb;
+        NS_LEAN16_LOOP(0);
+        const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
+        T refb1 = 0;
+        const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
+                                                             stop, stop1, lim, &refb1);
+        const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;
+        const int64_t nan = nanc;
+        pc[0] = rows;
+        pc[1] = rows - valid;
+        pc[2] = nan - negnan;
+        pc[3] = negnan;
+        int lmode = 0;
+        if (__builtin_expect(NS_COMMON16(valid, nan), 1)) {
+            /* The lanes taken (the rows, and those past the page in the last
+             * vectors), which only the zeros' signs need: computed there. */
+#define lanes (full + (rest > LANES ? 2 * LANES : rest ? LANES : 0))
+            NS_END_COMMON16(pk, valid, nan);
+#undef lanes
+        } else {
+            /* Copies of the mode's state in, so the loop's own stay in
+             * registers. */
+            int w_ = wmode;
+            int64_t r_ = nrun;
+            lmode = NS_FN(ns_lean16_rare_)(vmin, vmax, kmin, kmax, row, rows, bb, nanc, negnan,
+                                           negc, valid, pk, &w_, &r_);
+            wmode = w_;
+            nrun = r_;
+        }
+        ps++;
+        pc += 4;
+        pk += 4;
+        if (!more || lmode)
+            break;
+        start = stop;
+        stop = stop1;
+        if (kind == NS_VALIDITY_BITMAP)
+            bb += rows >> 3; /* the next page starts at a byte (ns_lean16_page_) */
+        refb = refb1;
+    }
+    *wmode_io = wmode;
+    *nrun_io = nrun;
+    return ps - page_starts;
+}
+/* One copy a kind, each a function of its own (allocated alone). */
+#define NS_LEAN16_M0_KIND(name, KIND)                                         \
+    NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
+        const T *d, int64_t n, const uint8_t *validity, int64_t bit_offset,   \
+        const int64_t *page_starts, int64_t p, int64_t npages, int64_t lim,   \
+        int64_t *counts, int64_t *keys, int *wmode_io, int64_t *nrun_io)      \
+    {                                                                         \
+        return NS_FN(ns_lean16_m0_)(d, n, (KIND), validity, bit_offset, page_starts, p, \
+                                    npages, lim, counts, keys, wmode_io, nrun_io); \
+    }
+NS_LEAN16_M0_KIND(ns_lean16_m0_none_, NS_VALIDITY_NONE)
+NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_, NS_VALIDITY_BITMAP)
+#undef NS_LEAN16_M0_KIND
+
+#undef NS_LEAN16_LOOP
+#undef NS_LEAN16_PAIR
+#undef NS_COMMON16
+#undef NS_END_COMMON16
+#undef NS_END_RARE16
+
+/* A run of pages: mode 0's own loop first where the run starts in mode 0
+ * (ns_lean16_m0_), then, once the NaNs set a one-sign mode, the loop for
+ * every mode (ns_lean16_).  Returns the first page neither takes. */
+NS_TARGET static inline __attribute__((always_inline)) int64_t
+NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
+                      int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
+                      int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io,
+                      int64_t *nrun_io)
+{
+    if ((*nrun_io >= NS_SIGN_RUN16 ? *wmode_io : 0) == 0) {
+        const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
+        const int64_t q =
+            kind == NS_VALIDITY_BITMAP
+                ? NS_FN(ns_lean16_m0_bitmap_)(d, n, validity, bit_offset, page_starts, p, npages,
+                                              lim, counts, keys, wmode_io, nrun_io)
+                : NS_FN(ns_lean16_m0_none_)(d, n, validity, bit_offset, page_starts, p, npages,
+                                            lim, counts, keys, wmode_io, nrun_io);
+        /* Stopped before a page it cannot take, or after one that set a
+         * one-sign mode. */
+        if (q == p || q >= npages || (*nrun_io >= NS_SIGN_RUN16 ? *wmode_io : 0) == 0)
+            return q;
+        p = q;
+    }
+    return NS_FN(ns_lean16_)(d, n, kind, validity, validity_nbytes, bit_offset, page_starts, p,
+                             npages, counts, keys, wmode_io, nrun_io);
+}
 /* One copy a kind, each allocated on its own. */
 #define NS_LEAN16_KIND(name, KIND)                                            \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
@@ -1168,8 +1356,8 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
         int64_t *counts, int64_t *keys, int *wmode_io, int64_t *nrun_io)      \
     {                                                                         \
-        return NS_FN(ns_lean16_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
-                                 page_starts, p, npages, counts, keys, wmode_io, nrun_io); \
+        return NS_FN(ns_lean16_run_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
+                                     page_starts, p, npages, counts, keys, wmode_io, nrun_io); \
     }
 NS_LEAN16_KIND(ns_lean16_none_, NS_VALIDITY_NONE)
 NS_LEAN16_KIND(ns_lean16_bitmap_, NS_VALIDITY_BITMAP)
