@@ -997,6 +997,23 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
  * summary without nulls and 1.31-1.34 -> 1.15-1.18 with a bitmap.  A
  * separate function with its own loop: inside the general driver (one
  * session's try) its registers were allocated worse than the driver's. */
+/* A page's start in the page loops below: its reference row's vectors,
+ * the accumulators and counts, the pointers at its first rows. */
+#define NS_LEAN16_OPEN()                                                      \
+    const VT ref = NS_REF_SET1(refb);                                         \
+    NS_PAGE_CONSTS(refb);                                                     \
+    NS_ACC_INIT();                                                            \
+    int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;                           \
+    const T *q = row;                                                         \
+    const uint8_t *bq = bb
+/* A page's counts out (valid and nan kept for its end). */
+#define NS_LEAN16_COUNTS()                                                    \
+    const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;             \
+    const int64_t nan = nanc;                                                 \
+    pc[0] = rows;                                                             \
+    pc[1] = rows - valid;                                                     \
+    pc[2] = nan - negnan;                                                     \
+    pc[3] = negnan
 /* One pair of vectors at qp, its validity bits at bqp (their valid rows
  * counted by the caller). */
 #define NS_LEAN16_PAIR(qp, bqp)                                               \
@@ -1161,12 +1178,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         const T *const row = d + start;
         const uint8_t *const bb =
             kind == NS_VALIDITY_BITMAP ? validity + ((bit_offset + start) >> 3) : NULL;
-        const VT ref = NS_REF_SET1(refb);
-        NS_PAGE_CONSTS(refb);
-        NS_ACC_INIT();
-        int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;
-        const T *q = row;
-        const uint8_t *bq = bb;
+        NS_LEAN16_OPEN();
         const int ran = lmode;
         if (lmode == 0)
             NS_LEAN16_LOOP(0);
@@ -1178,12 +1190,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
                                                              stop, stop1, lim, &refb1);
         const int64_t lanes = full + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
-        const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;
-        const int64_t nan = nanc;
-        pc[0] = rows;
-        pc[1] = rows - valid;
-        pc[2] = nan - negnan;
-        pc[3] = negnan;
+        NS_LEAN16_COUNTS();
         /* The common page first, one test (Zen 3, pages of 1,000 rows in
          * L3, the kernel alone, both builds in one process, best of 300:
          * 88.7 -> 86.5 us a million rows with 1% NaN of both signs and a
@@ -1254,23 +1261,13 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         const int64_t rows = stop - start;
         const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
         const T *const row = d + start;
-        const VT ref = NS_REF_SET1(refb);
-        NS_PAGE_CONSTS(refb);
-        NS_ACC_INIT();
-        int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;
-        const T *q = row;
-        const uint8_t *bq = bb;
+        NS_LEAN16_OPEN();
         NS_LEAN16_LOOP(0);
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
         T refb1 = 0;
         const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
                                                              stop, stop1, lim, &refb1);
-        const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;
-        const int64_t nan = nanc;
-        pc[0] = rows;
-        pc[1] = rows - valid;
-        pc[2] = nan - negnan;
-        pc[3] = negnan;
+        NS_LEAN16_COUNTS();
         int lmode = 0;
         if (__builtin_expect(NS_COMMON16(valid, nan), 1)) {
             /* The lanes taken (the rows, and those past the page in the last
@@ -1319,6 +1316,8 @@ NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_, NS_VALIDITY_BITMAP)
 
 #undef NS_LEAN16_LOOP
 #undef NS_LEAN16_PAIR
+#undef NS_LEAN16_OPEN
+#undef NS_LEAN16_COUNTS
 #undef NS_COMMON16
 #undef NS_END_COMMON16
 #undef NS_END_RARE16
