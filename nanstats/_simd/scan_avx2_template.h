@@ -906,6 +906,19 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_onenan16_)(__m256i kmin, __m256i 
  * NS_AFTER_STRETCH16 together: 96.3 -> 76.0), 1% of both 73.1 -> 72.9,
  * +NaN only 69.9 -> 70.6. */
 #define NS_SIGN_RUN16 16
+/* The page loop's mode for the next page from the NaNs' signs so far
+ * (wmode) and the NaNs in a row of that sign (nrun). */
+#define NS_LMODE16(wmode, nrun) ((nrun) >= NS_SIGN_RUN16 ? (wmode) : 0)
+/* After a page whose nanc NaNs gave wmode (the sign before it wprev): the
+ * run of one sign and the next page's mode. */
+#define NS_NEXT_RUN16(wprev)                                                  \
+    do {                                                                      \
+        nrun = wmode == 0 ? 0 : wmode == (wprev) ? nrun + nanc : nanc;        \
+        lmode = NS_LMODE16(wmode, nrun);                                      \
+    } while (0)
+/* The lanes a page goes through in the page loops below: its full pairs'
+ * rows, then one vector or a pair for the rest of its rows. */
+#define NS_LANES16(full, rest) ((full) + ((rest) > LANES ? 2 * LANES : (rest) ? LANES : 0))
 
 /* The longest page the page loop below takes (float16 rows).  Pages written
  * by row count (parquet-java's and Arrow's 20,000 rows) then run without the
@@ -1094,8 +1107,7 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
         }                                                                     \
         NS_FINISH(pk, (valid) - (nan), nan);                                  \
         if (nanc > 0) {                                                       \
-            nrun = wmode == 0 ? 0 : wmode == wprev_ ? nrun + nanc : nanc;     \
-            lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;                        \
+            NS_NEXT_RUN16(wprev_);                                            \
         }                                                                     \
     } while (0)
 /* NS_END_RARE16 out of ns_lean16_m0_'s loop, which then holds fewer values
@@ -1109,7 +1121,7 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
                        int64_t *nrun_io)
 {
     const int64_t rest = rows & (2 * LANES - 1);
-    const int64_t lanes = rows - rest + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
+    const int64_t lanes = NS_LANES16(rows - rest, rest);
     int wmode = *wmode_io, lmode = 0;
     int64_t nrun = *nrun_io;
     const int64_t nan = nanc;
@@ -1143,7 +1155,7 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
                                        : _mm256_extract_epi64(k64_, 3);       \
             nrun = sign_ == wmode ? nrun + 1 : 1;                             \
             wmode = sign_;                                                    \
-            lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;                        \
+            lmode = NS_LMODE16(wmode, nrun);                                  \
         } else {                                                              \
             wmode = 0;                                                        \
             nrun = 0;                                                         \
@@ -1163,7 +1175,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
      * one sign, 1 + and 2 -) and the loop's mode for the next page. */
     int wmode = *wmode_io;
     int64_t nrun = *nrun_io;
-    int lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;
+    int lmode = NS_LMODE16(wmode, nrun);
     const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
     const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
     int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
@@ -1189,7 +1201,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         T refb1 = 0;
         const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
                                                              stop, stop1, lim, &refb1);
-        const int64_t lanes = full + (rest > LANES ? 2 * LANES : rest ? LANES : 0);
+        const int64_t lanes = NS_LANES16(full, rest);
         NS_LEAN16_COUNTS();
         /* The common page first, one test (Zen 3, pages of 1,000 rows in
          * L3, the kernel alone, both builds in one process, best of 300:
@@ -1207,8 +1219,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             /* The next page's mode: a one-sign mode once NS_SIGN_RUN16 NaNs
              * in a row (over this page and those before it) had that sign. */
             if (nanc > 0) {
-                nrun = wmode == 0 ? 0 : wmode == wprev ? nrun + nanc : nanc;
-                lmode = nrun >= NS_SIGN_RUN16 ? wmode : 0;
+                NS_NEXT_RUN16(wprev);
             }
         }
         ps++;
@@ -1272,7 +1283,7 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         if (__builtin_expect(NS_COMMON16(valid, nan), 1)) {
             /* The lanes taken (the rows, and those past the page in the last
              * vectors), which only the zeros' signs need: computed there. */
-#define lanes (full + (rest > LANES ? 2 * LANES : rest ? LANES : 0))
+#define lanes NS_LANES16(full, rest)
             NS_END_COMMON16(pk, valid, nan);
 #undef lanes
         } else {
@@ -1331,7 +1342,7 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
                       int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io,
                       int64_t *nrun_io)
 {
-    if ((*nrun_io >= NS_SIGN_RUN16 ? *wmode_io : 0) == 0) {
+    if (NS_LMODE16(*wmode_io, *nrun_io) == 0) {
         const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
         const int64_t q =
             kind == NS_VALIDITY_BITMAP
@@ -1341,7 +1352,7 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
                                             lim, counts, keys, wmode_io, nrun_io);
         /* Stopped before a page it cannot take, or after one that set a
          * one-sign mode. */
-        if (q == p || q >= npages || (*nrun_io >= NS_SIGN_RUN16 ? *wmode_io : 0) == 0)
+        if (q == p || q >= npages || NS_LMODE16(*wmode_io, *nrun_io) == 0)
             return q;
         p = q;
     }
@@ -1872,6 +1883,9 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef LANES
 #undef NS_CHUNK
 #undef NS_LEAN16_ROWS
+#undef NS_LMODE16
+#undef NS_NEXT_RUN16
+#undef NS_LANES16
 #undef NS_BITS_DECL
 #undef NS_PF
 #undef NS_PF_MASK16
