@@ -1165,8 +1165,8 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
     } while (0)
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
-                  int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
-                  int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io,
+                  int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages,
+                  int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
                   int64_t *nrun_io)
 {
     NS_CONSTS;
@@ -1176,7 +1176,6 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     int wmode = *wmode_io;
     int64_t nrun = *nrun_io;
     int lmode = NS_LMODE16(wmode, nrun);
-    const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
     const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
     int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
     T refb;
@@ -1342,8 +1341,8 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
                       int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io,
                       int64_t *nrun_io)
 {
+    const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
     if (NS_LMODE16(*wmode_io, *nrun_io) == 0) {
-        const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
         const int64_t q =
             kind == NS_VALIDITY_BITMAP
                 ? NS_FN(ns_lean16_m0_bitmap_)(d, n, validity, bit_offset, page_starts, p, npages,
@@ -1356,8 +1355,8 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
             return q;
         p = q;
     }
-    return NS_FN(ns_lean16_)(d, n, kind, validity, validity_nbytes, bit_offset, page_starts, p,
-                             npages, counts, keys, wmode_io, nrun_io);
+    return NS_FN(ns_lean16_)(d, n, kind, validity, bit_offset, page_starts, p, npages, lim,
+                             counts, keys, wmode_io, nrun_io);
 }
 /* One copy a kind, each allocated on its own. */
 #define NS_LEAN16_KIND(name, KIND)                                            \
