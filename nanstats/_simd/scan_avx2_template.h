@@ -1550,8 +1550,8 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
  * zero at once and counted (zc_, the zero bytes); each vector's 16 bytes
  * are widened to its lanes as they are loaded (vpmovzxbw from memory) and
  * compared with zero there.  Widening the compared bytes instead (one
- * vextracti128 and two vpmovsxbw a pair) put three shuffles a pair more
- * on the two pipes that also take the pair's packs: AMD Zen 3, 1e6 values
+ * vextracti128 and two vpmovsxbw a pair, shuffles that by the times wait
+ * for the pipes of the pair's packs) was slower: AMD Zen 3, 1e6 values
  * in L3, the kernel alone, both builds in one process, best of 300, one
  * summary 104.3 -> 92.4 us with a mask of valid rows and 100.9 -> 92.3
  * with one of null rows, pages of 1,000 rows 130.7 -> 119.9 and 127.1 ->
