@@ -61,5 +61,12 @@ def test_compare_targets_runs_small(capsys) -> None:
     from bench_support import floor
     assert ("[floor] values and bool mask read" in out) == floor.available()
     for level in nanstats._kernels.simd_levels():
+        # The page costs again on the column's first values, from cache.
+        for label in ("no nulls", "Arrow nulls"):
+            row = next(line for line in out.splitlines()
+                       if f"[{level}] in cache ({compare.CACHE_BYTES / 1e6:g} MB): pages of 1,000 "
+                       f"({label}), x one summary" in line)
+            low, high = map(float, row.split(" | ")[3].split("-"))
+            assert 0 < low <= float(row.split(" | ")[2]) <= high
         assert f"[{level}] +NaN only, pages of 1,000 (Arrow nulls), x one summary" in out
         assert f"[{level}] +NaN only, 10% nulls (Arrow bitmap), fraction of ceiling" in out
