@@ -173,7 +173,7 @@ FEW_NAN_FRAC = 0.001
 #: by the loop; these rows show the second case whatever the minute.
 CACHE_BYTES = 2_000_000
 #: Calls of every function in each block of the in-cache page rows.
-CACHE_REPEAT = 60
+CACHE_REPEAT = 200
 
 
 def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
