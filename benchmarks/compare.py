@@ -170,7 +170,11 @@ FEW_NAN_FRAC = 0.001
 #: cost is the loop's own and not hidden under the read.  At 1e8 values a page
 #: cost depends on whether the run is bound by the read (then the cost of the
 #: statistics' 64 bytes a page shows, about 1.06) or, in a VM's slow minutes,
-#: by the loop; these rows show the second case whatever the minute.
+#: by the loop; these rows show the second case whatever the minute.  They
+#: time ``page_table`` as the other rows do, so Python's fixed cost of a call
+#: (some 10-20 us, a sixth to an eighth of a call here) is in both and pulls
+#: the ratio slightly towards 1: the kernel alone gave float16 with a bitmap
+#: 1.13-1.15 where these rows gave 1.12-1.14.
 CACHE_BYTES = 2_000_000
 #: Calls of every function in each block of the in-cache page rows.
 CACHE_REPEAT = 200

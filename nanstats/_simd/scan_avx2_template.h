@@ -194,10 +194,12 @@ NS_TARGET static inline int64_t NS_FN(ns_avx2_count_)(const uint8_t *p, int64_t 
     return cnt;
 }
 
-/* Validity bits (1 = valid, bit j of byte j / 8 for row j) of len <= NS_CHUNK
- * rows, copied to bits[] (a bitmap that ns_avx2_inplace_ gives is read in
- * place instead): the rows' first validity bit is bit `pos` of v for a
- * bitmap, byte `pos` for byte masks.  Returns bits.  Bits after len may be
+/* Validity bits (1 = valid, bit j of byte j / 8 for row j) of len rows,
+ * copied to bits[] (len / 64 + 2 words: a chunk of at most NS_CHUNK rows,
+ * or a float16 page loop's page that starts inside a byte; a bitmap that
+ * ns_avx2_inplace_ gives is read in place instead): the rows' first
+ * validity bit is bit `pos` of v for a bitmap, byte `pos` for byte masks.
+ * Returns bits.  Bits after len may be
  * anything (rows past the page are never counted, and their lanes hold the
  * reference row whatever the bit).  Adds the valid rows to *valid, except
  * float16's from a bitmap, which its loop counts (float16's byte masks come
@@ -972,37 +974,22 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
     return !NS_FN(ns_avx2_isnan_)(refb);
 }
 
-/* The validity bits of a page of `rows` rows from bit pos of v, which is
- * not at a byte, shifted to bit 0 of buf (NS_LEAN16_ROWS / 64 + 1 words)
- * for the page loops below, which read a page's bits from its first byte.
- * The page ends at or before ns_lean16_lim_'s row: its bits, and the byte
- * after the last of them, lie inside the bitmap. */
-NS_TARGET static inline const uint8_t *NS_FN(ns_lean16_shift_)(const uint8_t *v, int64_t pos,
-                                                               int64_t rows, uint64_t *buf)
-{
-    const uint8_t *p = v + (pos >> 3);
-    const unsigned sh = (unsigned)(pos & 7);
-    const int64_t words = (rows + 63) / 64;
-    for (int64_t w = 0; w < words; w++)
-        buf[w] = (NS_FN(ns_avx2_load8_)(p + 8 * w) >> sh) | ((uint64_t)p[8 * w + 8] << (64 - sh));
-    buf[words] = 0; /* read by the last rows' 4-byte load, masked */
-    return (const uint8_t *)buf;
-}
-
 /* Float16 pages of 32 to NS_LEAN16_ROWS rows without nulls or with an Arrow
  * bitmap: a loop of their own over a run of such pages, without the
  * general driver's chunks, byte masks, padding or reference-row search.
  * - A bitmap page that starts at a byte (pages written by row count) has
  *   its bits read in place; one that starts inside a byte (an Arrow slice,
  *   pages of a number of rows not a multiple of 8, a group's rows) has
- *   them shifted into a buffer first (ns_lean16_shift_), by the loop for
+ *   them shifted into a buffer first (ns_avx2_bits_), by the loop for
  *   every mode only: mode 0's own loop (ns_lean16_m0_) stops before such a
  *   page, so that its code for the common page is as it was.  AMD Zen 3,
  *   1e6 values in L3, the kernel alone, both builds in one process, best
- *   of 150, times one summary: pages of 1,001 rows 1.56-1.57 -> 1.28-1.29,
- *   of 4,001 1.21 -> 1.10-1.12, of 20,001 1.13-1.15 -> 1.08; pages of
- *   1,000 rows of a bitmap from bit 3, 1.42 -> 1.15 (they went to the
- *   general driver); pages at a byte unchanged (0.999-1.001).
+ *   of 150, times one summary: pages of 1,001 rows 1.56-1.57 -> 1.29,
+ *   of 4,001 1.21 -> 1.12-1.13, of 20,001 1.12-1.15 -> 1.09-1.10; pages
+ *   of 1,000 rows of a bitmap from bit 3, 1.42 -> 1.15-1.17 (they went to
+ *   the general driver); pages at a byte unchanged (0.999-1.001).  The
+ *   shift is ns_avx2_bits_'s, the general driver's copy (its bounds test a
+ *   word: 1-2% on these pages against a copy of its own without it).
  * - The rows after the last pair go through one more vector (or pair) read
  *   on past the page, inside the data, the lanes past the page taking the
  *   reference row (validity bits masked by the rows left).
@@ -1195,13 +1182,15 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
     } while (0)
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
-                  int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages,
+                  int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
+                  int64_t p, int64_t npages,
                   int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
                   int64_t *nrun_io)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
-    uint64_t sbuf[NS_LEAN16_ROWS / 64 + 1]; /* the bits of a page not at a byte */
+    uint64_t sbuf[NS_LEAN16_ROWS / 64 + 2]; /* the bits of a page not at a byte */
+    int64_t unused = 0; /* (the loop counts a bitmap's valid rows itself) */
     /* The NaNs' signs so far (as NS_AFTER_STRETCH16 keeps them: 0, or the
      * one sign, 1 + and 2 -) and the loop's mode for the next page. */
     int wmode = *wmode_io;
@@ -1221,8 +1210,9 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         const int64_t bpos = bit_offset + start;
         const uint8_t *const bb =
             kind != NS_VALIDITY_BITMAP ? NULL
-            : (bpos & 7)               ? NS_FN(ns_lean16_shift_)(validity, bpos, rows, sbuf)
-                                       : validity + (bpos >> 3);
+            : (bpos & 7) ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows,
+                                                sbuf, &unused)
+                         : validity + (bpos >> 3);
         NS_LEAN16_OPEN();
         const int ran = lmode;
         if (lmode == 0)
@@ -1391,8 +1381,8 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
             return q;
         p = q;
     }
-    return NS_FN(ns_lean16_)(d, n, kind, validity, bit_offset, page_starts, p, npages, lim,
-                             counts, keys, wmode_io, nrun_io);
+    return NS_FN(ns_lean16_)(d, n, kind, validity, validity_nbytes, bit_offset, page_starts, p,
+                             npages, lim, counts, keys, wmode_io, nrun_io);
 }
 /* One copy a kind, each allocated on its own. */
 #define NS_LEAN16_KIND(name, KIND)                                            \
