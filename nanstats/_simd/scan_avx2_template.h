@@ -223,13 +223,31 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         const int64_t byte = pos >> 3;
         const unsigned sh = (unsigned)(pos & 7);
         const uint8_t *p = v + byte;
-        if (sh != 0)
+        if (sh != 0) {
+#if NS_W == 16
+            /* Four words at a time where 40 bytes are left: each word's
+             * bits and the next word's low ones, shifted in the vector
+             * unit.  AMD Zen 3, 1e6 values in L3, the kernel alone, both
+             * builds in one process, best of 150: float16 one summary of a
+             * bitmap from bit 3 93.6-93.7 -> 87.1-87.6 us (from bit 0:
+             * 83.3), pages of 1,001 rows 107.6-107.7 -> 103.7-104.3.  Not
+             * for float32/64, whose loops call this function rather than
+             * inline it: pages of 1,001 rows 1-2.5% slower there. */
+            const __m128i r_ = _mm_cvtsi32_si128((int)sh), l_ = _mm_cvtsi32_si128(64 - (int)sh);
+            for (; w + 4 <= full && byte + 8 * w + 40 <= nbytes; w += 4) {
+                const __m256i a_ = _mm256_loadu_si256((const __m256i *)(p + 8 * w));
+                const __m256i b_ = _mm256_loadu_si256((const __m256i *)(p + 8 * w + 8));
+                _mm256_storeu_si256((__m256i *)(bits + w), _mm256_or_si256(
+                    _mm256_srl_epi64(a_, r_), _mm256_sll_epi64(b_, l_)));
+            } /* (no count: float16's loops count a bitmap's valid rows) */
+#endif
             for (; w < full && byte + 8 * w + 9 <= nbytes; w++) {
                 uint64_t x = (NS_FN(ns_avx2_load8_)(p + 8 * w) >> sh) |
                              ((uint64_t)p[8 * w + 8] << (64 - sh));
                 bits[w] = x;
                 cnt += __builtin_popcountll(x);
             }
+        }
         for (; w < full; w++) {
             bits[w] = ns_validity_bits(v, nbytes, pos + 64 * w);
             cnt += __builtin_popcountll(bits[w]);
