@@ -228,9 +228,10 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
             /* Four words at a time where 40 bytes are left: each word's
              * bits and the next word's low ones, shifted in the vector
              * unit.  AMD Zen 3, 1e6 values in L3, the kernel alone, both
-             * builds in one process, best of 150: float16 one summary of a
-             * bitmap from bit 3 93.6-93.7 -> 87.1-87.6 us (from bit 0:
-             * 83.3), pages of 1,001 rows 107.6-107.7 -> 103.7-104.3.  Not
+             * builds in one process, best of 150, three runs: float16 one
+             * summary of a bitmap from bit 3 93.6-93.9 -> 86.9-87.6 us
+             * (from bit 0: 82.8-83.4), pages of 1,001 rows 106.7-107.7 ->
+             * 103.1-104.3 (docs/performance.rst has the rest).  Not
              * for float32/64, whose loops call this function rather than
              * inline it: pages of 1,001 rows 1-2.5% slower there. */
             const __m128i r_ = _mm_cvtsi32_si128((int)sh), l_ = _mm_cvtsi32_si128(64 - (int)sh);
