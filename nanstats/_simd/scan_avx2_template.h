@@ -203,7 +203,8 @@ NS_TARGET static inline int64_t NS_FN(ns_avx2_count_)(const uint8_t *p, int64_t 
  * anything (rows past the page are never counted, and their lanes hold the
  * reference row whatever the bit).  Adds the valid rows to *valid, except
  * float16's from a bitmap, which its loop counts (float16's byte masks come
- * here only for a cold pass, through ns_avx2_bytebits16_). */
+ * here only for a cold pass, through ns_avx2_bytebits16_).  vec: a float16
+ * bitmap shifted in the vector unit (see below). */
 /* Inlined for float16 (its caller then keeps its accumulators in registers
  * across the call: measured 5% faster with nulls); left to the compiler for
  * the others (inlined there, gcc 12 allocates their loops' registers worse). */
@@ -214,7 +215,7 @@ NS_TARGET static inline int64_t NS_FN(ns_avx2_count_)(const uint8_t *p, int64_t 
 #endif
 NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8_t *v, int64_t nbytes,
                                                      int64_t pos, int64_t len, uint64_t *bits,
-                                                     int64_t *valid)
+                                                     int64_t *valid, const int vec)
 {
     const int64_t full = len / 64, rest = len % 64;
     const uint64_t live = ((uint64_t)1 << rest) - 1;
@@ -225,15 +226,20 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
         const uint8_t *p = v + byte;
         if (sh != 0) {
 #if NS_W == 16
-            /* Four words at a time where 40 bytes are left: each word's
-             * bits and the next word's low ones, shifted in the vector
-             * unit.  AMD Zen 3, 1e6 values in L3, the kernel alone, both
-             * builds in one process, best of 150, three runs: float16 one
-             * summary of a bitmap from bit 3 93.6-93.9 -> 86.9-87.6 us
-             * (from bit 0: 82.8-83.4), pages of 1,001 rows 106.7-107.7 ->
-             * 103.1-104.3 (docs/performance.rst has the rest).  Not
-             * for float32/64, whose loops call this function rather than
-             * inline it: pages of 1,001 rows 1-2.5% slower there. */
+            /* vec (a constant where this is inlined): four words at a time
+             * where 40 bytes are left, each word's bits and the next
+             * word's low ones shifted in the vector unit.  For float16's
+             * page loop only (ns_lean16_), whose pages start inside a byte
+             * whenever the bitmap does.  AMD Zen 3, 1e6 values in L3, the
+             * kernel alone, both builds in one process, best of 150-200:
+             * pages of 4,001 rows 1.13 -> 1.05 times one summary, pages of
+             * 20,001 rows 1.09 -> 1.01 (docs/performance.rst has the rest).
+             * Not in the general driver: there the same code made gcc
+             * allocate the one-sign loops' registers worse (one summary,
+             * +NaN only, a bitmap at bit 0: 10% slower), and not for
+             * float32/64, whose loops call this function rather than inline
+             * it (pages of 1,001 rows 1-2.5% slower). */
+            if (vec) {
             const __m128i r_ = _mm_cvtsi32_si128((int)sh), l_ = _mm_cvtsi32_si128(64 - (int)sh);
             for (; w + 4 <= full && byte + 8 * w + 40 <= nbytes; w += 4) {
                 const __m256i a_ = _mm256_loadu_si256((const __m256i *)(p + 8 * w));
@@ -241,6 +247,9 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
                 _mm256_storeu_si256((__m256i *)(bits + w), _mm256_or_si256(
                     _mm256_srl_epi64(a_, r_), _mm256_sll_epi64(b_, l_)));
             } /* (no count: float16's loops count a bitmap's valid rows) */
+            }
+#else
+            (void)vec;
 #endif
             for (; w < full && byte + 8 * w + 9 <= nbytes; w++) {
                 uint64_t x = (NS_FN(ns_avx2_load8_)(p + 8 * w) >> sh) |
@@ -292,7 +301,7 @@ NS_FN(ns_avx2_bytebits16_)(int kind, const uint8_t *v, int64_t nbytes, int64_t p
                            uint64_t *bits)
 {
     int64_t unused = 0;
-    return NS_FN(ns_avx2_bits_)(kind, v, nbytes, pos, len, bits, &unused);
+    return NS_FN(ns_avx2_bits_)(kind, v, nbytes, pos, len, bits, &unused, 0);
 }
 #endif
 
@@ -1230,7 +1239,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         const uint8_t *const bb =
             kind != NS_VALIDITY_BITMAP ? NULL
             : (bpos & 7) ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows,
-                                                sbuf, &unused)
+                                                sbuf, &unused, 1)
                          : validity + (bpos >> 3);
         NS_LEAN16_OPEN();
         const int ran = lmode;
@@ -1723,7 +1732,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
                                     : NULL;
             if (!bb && kind == NS_VALIDITY_BITMAP)
                 bb = NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, len, bits,
-                                          &valid);
+                                          &valid, 0);
             /* Byte masks are read by the loop itself; their bits only where a
              * cold pass over the chunk needs them. */
 #define NS_CHUNK_BITS16()                                                     \
@@ -1798,7 +1807,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
                 else
                     bb = NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes,
                                               kind == NS_VALIDITY_BITMAP ? bpos : start + c, len,
-                                              bits, &valid);
+                                              bits, &valid, 0);
                 /* Four vectors share one broadcast of their bits (a pair
                  * starts at a byte of bits: LANES >= 4); pointers stepped,
                  * not an index: fewer integer instructions. */
