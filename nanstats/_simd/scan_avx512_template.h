@@ -159,27 +159,33 @@ typedef struct {
         NS_COUNT(a, s, sg_, nanm_);                                           \
     } while (0)
 
-/* Whole 64-row groups up to chunk_end, validity word from WORD. */
-#define NS_GROUPS(WORD)                                                       \
-    for (; i + 64 <= chunk_end; i += 64) {                                    \
-        uint64_t w_ = (WORD);                                                 \
+/* The 64 rows from row i under validity word w_. */
+#define NS_GROUP_ROWS(w_)                                                     \
+    do {                                                                      \
         NS_PF_ROWS(row + i);                                                  \
         valid += (int64_t)_mm_popcnt_u64(w_);                                 \
         for (int q_ = 0; q_ < VECS; q_++) {                                   \
             __m512i s_ = _mm512_loadu_si512(row + i + q_ * LANES);            \
-            NS_STEP(a, s_, (M)(w_ >> (q_ * LANES)));                          \
+            NS_STEP(a, s_, (M)((w_) >> (q_ * LANES)));                        \
         }                                                                     \
+    } while (0)
+/* Whole 64-row groups up to chunk_end, validity word from WORD. */
+#define NS_GROUPS(WORD)                                                       \
+    for (; i + 64 <= chunk_end; i += 64) {                                    \
+        const uint64_t w_ = (WORD);                                           \
+        NS_GROUP_ROWS(w_);                                                    \
     }
 #define NS_TEST8(b) ((uint64_t)_mm512_test_epi8_mask((b), (b)))
 #define NS_TESTN8(b) ((uint64_t)_mm512_testn_epi8_mask((b), (b)))
 
 /* Whole groups over a byte mask, TEST turning 64 bytes into a word.
  * float64 takes the words of up to eight groups (512 rows) first, then
- * their rows: AMD Zen 4, 1e8 values, 10% nulls, the kernel alone, both
- * builds in one process, best of 5-10, six runs) one summary 30.7-34.1 ->
+ * their rows.  AMD Zen 4, 1e8 values, 10% nulls, the kernel alone (both
+ * builds in one process, best of 5-10, six runs): one summary 30.7-34.1 ->
  * 28.7-30.4 ms (faster in every run, by 4-13%), pages of 1,000 rows
- * 31.4-33.9 -> 30.3-32.1, in cache the same (62.4 us for 2.5e5 values).  The word of the next group loaded a group early instead, or a
- * burst of the mask's prefetches every eight groups: no faster.  float32
+ * 31.4-33.9 -> 30.3-32.1, in cache the same (62.4 us for 2.5e5 values).
+ * The word of the next group loaded a group early instead, or a burst of
+ * the mask's prefetches every eight groups: no faster.  float32
  * gained 4-7% at 1e8 values but lost 4-5% in cache and 2.5% on pages of
  * 1,000 rows at 1e8; float16 lost 17% in cache: each word where its rows
  * are read. */
@@ -197,12 +203,7 @@ typedef struct {
         }                                                                     \
         for (int64_t t_ = 0; t_ < g_; t_++, i += 64) {                        \
             const uint64_t w_ = wb_[t_];                                      \
-            NS_PF_ROWS(row + i);                                              \
-            valid += (int64_t)_mm_popcnt_u64(w_);                             \
-            for (int q_ = 0; q_ < VECS; q_++) {                               \
-                __m512i s_ = _mm512_loadu_si512(row + i + q_ * LANES);        \
-                NS_STEP(a, s_, (M)(w_ >> (q_ * LANES)));                      \
-            }                                                                 \
+            NS_GROUP_ROWS(w_);                                                \
         }                                                                     \
     }
 #else
@@ -462,6 +463,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef VECS
 #undef ACC
 #undef NS_GROUPS
+#undef NS_GROUP_ROWS
 #undef NS_TEST8
 #undef NS_TESTN8
 #undef NS_BYTE_GROUPS
