@@ -182,6 +182,27 @@ CACHE_BYTES = 2_000_000
 CACHE_REPEAT = 200
 
 
+def verdict(value: float, target: float | None, higher_is_better: bool = True,
+            floor: float | None = None) -> str:
+    """Whether ``value`` met ``target``: ``-`` (no target), ``yes`` or ``NO``;
+    a ``floor`` measured in the same run (the fraction of the ceiling a loop
+    that does less than the kernel reaches) is printed beside a target it
+    puts out of reach.
+
+    >>> verdict(0.80, 0.75), verdict(0.70, 0.75), verdict(0.62, 0.75, floor=0.59)
+    ('yes', 'NO', 'NO (floor 0.59)')
+    >>> verdict(0.70, 0.75, floor=0.80), verdict(1.2, None)
+    ('NO', '-')
+    """
+    if target is None:
+        return "-"
+    if value >= target if higher_is_better else value <= target:
+        return "yes"
+    if higher_is_better and floor is not None and floor < target:
+        return f"NO (floor {floor:.2f})"
+    return "NO"
+
+
 def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The kernel's targets, each measured side by side in this run."""
     import pyarrow as pa
@@ -192,20 +213,11 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
               higher_is_better: bool = True,
               spread: tuple[float, float] | None = None,
               floor: float | None = None) -> None:
-        """One row; ``floor``, where a loop that does less than the kernel
-        was measured in the same run, is printed beside a target it puts
-        out of reach (a missed target below a physical floor reads
-        ``NO (floor 0.59)``)."""
-        met = None if target is None else (value >= target if higher_is_better
-                                           else value <= target)
-        verdict = "-" if met is None else "yes" if met else "NO"
-        if met is False and floor is not None and floor < target:
-            verdict = f"NO (floor {floor:.2f})"
         rows.append({"dtype": dtype, "measure": what, "value": value,
                      "spread": None if spread is None else f"{spread[0]:.2f}-{spread[1]:.2f}",
                      "target": None if target is None else
                      (">= " if higher_is_better else "<= ") + f"{target:g}",
-                     "met": verdict})
+                     "met": verdict(value, target, higher_is_better, floor)})
 
     def page_ratios(fns: list[Callable[[], Any]]) -> list[tuple[float, float, float]]:
         return block_ratios(fns, PAGE_BLOCKS, 2 * args.repeat, clock=time.thread_time)

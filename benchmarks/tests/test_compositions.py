@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 
 import numpy as np
@@ -25,6 +26,25 @@ def test_every_composition_equals_nanstats(col: Column) -> None:
     read_ceiling(values, valid)
 
 
+def test_target_verdict_names_the_floor() -> None:
+    """A missed target says so; a floor measured below it is printed beside
+    it, one at or above it is not (the target was then reachable)."""
+    path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
+    spec = importlib.util.spec_from_file_location("compare", path)
+    assert spec is not None and spec.loader is not None
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    assert compare.verdict(0.75, 0.75) == "yes"
+    assert compare.verdict(0.7499, 0.75) == "NO"
+    assert compare.verdict(0.62, 0.75, floor=0.5912) == "NO (floor 0.59)"
+    assert compare.verdict(0.70, 0.75, floor=0.75) == "NO"
+    assert compare.verdict(0.60, 0.75, floor=0.62) == "NO (floor 0.62)"
+    assert compare.verdict(1.17, 1.10, higher_is_better=False) == "NO"
+    assert compare.verdict(1.17, 1.10, higher_is_better=False, floor=1.0) == "NO"
+    assert compare.verdict(1.05, 1.10, higher_is_better=False, floor=1.2) == "yes"
+    assert compare.verdict(3.0, None, floor=0.5) == "-"
+
+
 def test_compare_script_runs_small(capsys) -> None:
     path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
     spec = importlib.util.spec_from_file_location("compare", path)
@@ -39,7 +59,7 @@ def test_compare_script_runs_small(capsys) -> None:
     assert out.count("float64") >= 2 and "float16" in out
 
 
-def test_compare_targets_runs_small(capsys) -> None:
+def test_compare_targets_runs_small(capsys, tmp_path) -> None:
     """The targets mode end to end on a small column, with float16's rows for
     +NaN only (the one-sign modes' case) among them."""
     path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
@@ -47,8 +67,9 @@ def test_compare_targets_runs_small(capsys) -> None:
     assert spec is not None and spec.loader is not None
     compare = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(compare)
+    figures = tmp_path / "targets.json"
     compare.main(["--targets", "--size", "20000", "--repeat", "1", "--plain",
-                  "--dtype", "float16"])
+                  "--dtype", "float16", "--json", str(figures)])
     out = capsys.readouterr().out
     assert "pages of 1,000 (Arrow nulls), x one summary" in out
     # Page costs come with the spread of their blocks; where the floor probes
@@ -60,20 +81,17 @@ def test_compare_targets_runs_small(capsys) -> None:
     assert 0 < low <= float(page_row.split(" | ")[2]) <= high
     from bench_support import floor
     assert ("[floor] values and bool mask read" in out) == floor.available()
-    # A bool mask target missed where the measured floor lies below it says so.
-    floor_row = next((line for line in out.splitlines()
-                      if "[floor] values and bool mask read" in line), None)
-    mask_floor = None if floor_row is None else float(floor_row.split(" | ")[2])
-    for line in out.splitlines():
-        if "10% nulls (numpy bool mask" not in line or "[portable]" in line:
-            continue
-        value, met = float(line.split(" | ")[2]), line.split(" | ")[5]
-        if value >= compare.BYTES_TARGET:
-            assert met == "yes", line
-        elif mask_floor is not None and mask_floor < compare.BYTES_TARGET:
-            assert met == f"NO (floor {mask_floor:.2f})", line
-        else:
-            assert met == "NO", line
+    # Each bool mask row's verdict against the floor measured in the same
+    # run (full-precision figures from --json, as the table was made).
+    rows = json.loads(figures.read_text())
+    mask_floor = next((row["value"] for row in rows
+                       if row["measure"].startswith("[floor] values and bool mask read")), None)
+    mask_rows = [row for row in rows if "10% nulls (numpy bool mask" in row["measure"]
+                 and not row["measure"].startswith("[portable]")]
+    assert len(mask_rows) == len(nanstats._kernels.simd_levels()) - 1
+    for row in mask_rows:
+        assert row["met"] == compare.verdict(row["value"], compare.BYTES_TARGET,
+                                             floor=mask_floor), row
     for level in nanstats._kernels.simd_levels():
         # The page costs again on the column's first values, from cache.
         for label in ("no nulls", "Arrow nulls"):

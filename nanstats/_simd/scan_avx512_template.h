@@ -333,18 +333,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
         int64_t i = 0;
         while (i < len) {
             /* Up to the next counter flush, whole 64-row groups. */
-#if NS_SCALAR_COUNTS
-            /* float16 counts in scalars: nothing to flush, one pass (the
-             * break below).  With the last rows' word read in place below,
-             * AMD Zen 4, the kernel alone in cache, both builds in one
-             * process, best of 150-300: pages of 1,000 rows 68.6-68.7 ->
-             * 67.3-67.7 us a million float16 rows with a bitmap, 59.6 ->
-             * 58.5 without nulls; float32 32.6 -> 32.4 and float64 60.4 ->
-             * 59.8 us (2.5e5 rows, a bitmap). */
-            const int64_t chunk_end = len;
-#else
             int64_t chunk_end = len - i > NS_FLUSH_ROWS ? i + NS_FLUSH_ROWS : len;
-#endif
             /* One loop per validity kind, the word fetch inlined.  Every
              * bitmap byte read here lies within the bits of the page. */
             const uint8_t *bm = validity + ((bit_offset + vrow) >> 3);
@@ -399,13 +388,8 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
                 NS_PF_ROWS(row + i);
                 if (kind == NS_VALIDITY_BYTES || kind == NS_VALIDITY_NULL_BYTES)
                     NS_PF_BYTES(vb + i);
-                uint64_t w; /* a bitmap at a byte read in place where 8 bytes are left */
-                if (kind == NS_VALIDITY_BITMAP && shift == 0 &&
-                    (bm - validity) + i / 8 + 8 <= validity_nbytes)
-                    w = _bzhi_u64(ns_avx512_load8(bm + i / 8), (unsigned)(chunk_end - i));
-                else
-                    w = NS_FN(ns_word_)(kind, validity, validity_nbytes, bit_offset,
-                                        vrow + i, chunk_end - i);
+                uint64_t w = NS_FN(ns_word_)(kind, validity, validity_nbytes, bit_offset,
+                                             vrow + i, chunk_end - i);
                 valid += (int64_t)_mm_popcnt_u64(w);
                 for (int q = 0; q * LANES < chunk_end - i; q++) {
                     M m = (M)(w >> (q * LANES));
@@ -418,8 +402,6 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             nan += NS_FN(ns_hsum_)(a.nan);
             neg += NS_FN(ns_hsum_)(a.neg);
             a.nan = a.neg = zero;
-#else
-            break; /* no lane counters: one pass over the page */
 #endif
         }
         int64_t rows = stop - start;
