@@ -5,13 +5,27 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+from types import ModuleType
 
 import numpy as np
+import pytest
 from bench_support.compositions import COMPOSITIONS, numpy_page_stats, read_ceiling
 from hypothesis import given, settings
 
 import nanstats
 from tests.strategies import Column, columns
+
+
+@pytest.fixture(scope="module")
+def compare() -> ModuleType:
+    """benchmarks/compare.py, loaded once for the tests of its verdicts and
+    its two modes."""
+    path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
+    spec = importlib.util.spec_from_file_location("compare", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @settings(max_examples=80, deadline=None)  # the first example imports polars
@@ -26,14 +40,9 @@ def test_every_composition_equals_nanstats(col: Column) -> None:
     read_ceiling(values, valid)
 
 
-def test_target_verdict_names_the_floor() -> None:
+def test_target_verdict_names_the_floor(compare: ModuleType) -> None:
     """A missed target says so; a floor measured below it is printed beside
     it, one at or above it is not (the target was then reachable)."""
-    path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
-    spec = importlib.util.spec_from_file_location("compare", path)
-    assert spec is not None and spec.loader is not None
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
     assert compare.verdict(0.75, 0.75) == "yes"
     assert compare.verdict(0.7499, 0.75) == "NO"
     assert compare.verdict(0.62, 0.75, floor=0.5912) == "NO (floor 0.59)"
@@ -45,12 +54,7 @@ def test_target_verdict_names_the_floor() -> None:
     assert compare.verdict(3.0, None, floor=0.5) == "-"
 
 
-def test_compare_script_runs_small(capsys) -> None:
-    path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
-    spec = importlib.util.spec_from_file_location("compare", path)
-    assert spec is not None and spec.loader is not None
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
+def test_compare_script_runs_small(compare: ModuleType, capsys) -> None:
     compare.main(["--size", "5000", "--repeat", "1", "--page-rows", "1000", "--plain"])
     out = capsys.readouterr().out
     for method in ("nanstats", "numpy", "pyarrow", "polars", "read ceiling",
@@ -59,14 +63,9 @@ def test_compare_script_runs_small(capsys) -> None:
     assert out.count("float64") >= 2 and "float16" in out
 
 
-def test_compare_targets_runs_small(capsys, tmp_path) -> None:
+def test_compare_targets_runs_small(compare: ModuleType, capsys, tmp_path) -> None:
     """The targets mode end to end on a small column, with float16's rows for
     +NaN only (the one-sign modes' case) among them."""
-    path = os.path.join(os.path.dirname(__file__), "..", "compare.py")
-    spec = importlib.util.spec_from_file_location("compare", path)
-    assert spec is not None and spec.loader is not None
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
     figures = tmp_path / "targets.json"
     compare.main(["--targets", "--size", "20000", "--repeat", "1", "--plain",
                   "--dtype", "float16", "--json", str(figures)])
