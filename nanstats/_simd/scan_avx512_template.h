@@ -217,6 +217,49 @@ typedef struct {
 #define NS_BYTE_GROUPS(TEST) NS_GROUPS((NS_PF_BYTES(vb + i), TEST(_mm512_loadu_si512(vb + i))))
 #endif
 
+/* Whole 64-row groups from row i up to chunk_end, one loop per kind of
+ * validity with its word fetch inlined (every bitmap byte read lies within
+ * the bits of the page): bm, shift and vb give the page's validity. */
+#define NS_KIND_GROUPS()                                                      \
+    do {                                                                      \
+        switch (kind) {                                                       \
+        case NS_VALIDITY_BITMAP:                                              \
+            if (shift == 0) {                                                 \
+                /* Byte-aligned: each vector's mask straight from memory. */  \
+                for (; i + 64 <= chunk_end; i += 64) {                        \
+                    NS_PF_ROWS(row + i);                                      \
+                    valid += (int64_t)_mm_popcnt_u64(ns_avx512_load8(bm + i / 8)); \
+                    for (int q = 0; q < VECS; q++) {                          \
+                        M m;                                                  \
+                        memcpy(&m, bm + i / 8 + q * (LANES / 8), sizeof m);   \
+                        __m512i s = _mm512_loadu_si512(row + i + q * LANES);  \
+                        NS_STEP(a, s, m);                                     \
+                    }                                                         \
+                }                                                             \
+            } else {                                                          \
+                NS_GROUPS((ns_avx512_load8(bm + i / 8) >> shift) |            \
+                          ((uint64_t)bm[i / 8 + 8] << (64 - shift)));         \
+            }                                                                 \
+            break;                                                            \
+        case NS_VALIDITY_BYTES:                                               \
+            NS_BYTE_GROUPS(NS_TEST8);                                         \
+            break;                                                            \
+        case NS_VALIDITY_NULL_BYTES:                                          \
+            NS_BYTE_GROUPS(NS_TESTN8);                                        \
+            break;                                                            \
+        default: {                                                            \
+            const M all = (M)~(M)0;                                           \
+            for (; i + 64 <= chunk_end; i += 64) {                            \
+                NS_PF_ROWS(row + i);                                          \
+                for (int q = 0; q < VECS; q++) {                              \
+                    __m512i s = _mm512_loadu_si512(row + i + q * LANES);      \
+                    NS_STEP(a, s, all);                                       \
+                }                                                             \
+            }                                                                 \
+        }                                                                     \
+        }                                                                     \
+    } while (0)
+
 #if NS_W != 16
 /* The in-block steps of the reduction: each 128-bit block's minimum in
  * its lowest lane. */
@@ -353,44 +396,9 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
         const uint8_t *bm = validity + ((bit_offset + start) >> 3);
         const unsigned shift = (unsigned)((bit_offset + start) & 7);
         const uint8_t *vb = validity + start;
-        const int64_t chunk_end = full; /* (NS_GROUPS, NS_BYTE_GROUPS) */
+        const int64_t chunk_end = full; /* (NS_KIND_GROUPS) */
         int64_t i = 0;
-        switch (kind) {
-        case NS_VALIDITY_BITMAP:
-            if (shift == 0) {
-                /* Byte-aligned: each vector's mask straight from memory. */
-                for (; i < full; i += 64) {
-                    NS_PF_ROWS(row + i);
-                    valid += (int64_t)_mm_popcnt_u64(ns_avx512_load8(bm + i / 8));
-                    for (int q = 0; q < VECS; q++) {
-                        M m;
-                        memcpy(&m, bm + i / 8 + q * (LANES / 8), sizeof m);
-                        __m512i s = _mm512_loadu_si512(row + i + q * LANES);
-                        NS_STEP(a, s, m);
-                    }
-                }
-            } else {
-                NS_GROUPS((ns_avx512_load8(bm + i / 8) >> shift) |
-                          ((uint64_t)bm[i / 8 + 8] << (64 - shift)));
-            }
-            break;
-        case NS_VALIDITY_BYTES:
-            NS_BYTE_GROUPS(NS_TEST8);
-            break;
-        case NS_VALIDITY_NULL_BYTES:
-            NS_BYTE_GROUPS(NS_TESTN8);
-            break;
-        default: {
-            const M all = (M)~(M)0;
-            for (; i < full; i += 64) {
-                NS_PF_ROWS(row + i);
-                for (int q = 0; q < VECS; q++) {
-                    __m512i s = _mm512_loadu_si512(row + i + q * LANES);
-                    NS_STEP(a, s, all);
-                }
-            }
-        }
-        }
+        NS_KIND_GROUPS();
         if (full < len) {
             /* The last rows, their lines prefetched too (the groups'
              * prefetches stop short of them). */
@@ -442,47 +450,10 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
         while (i < len) {
             /* Up to the next counter flush, whole 64-row groups. */
             int64_t chunk_end = len - i > NS_FLUSH_ROWS ? i + NS_FLUSH_ROWS : len;
-            /* One loop per validity kind, the word fetch inlined.  Every
-             * bitmap byte read here lies within the bits of the page. */
             const uint8_t *bm = validity + ((bit_offset + vrow) >> 3);
             const unsigned shift = (unsigned)((bit_offset + vrow) & 7);
             const uint8_t *vb = validity + vrow;
-            switch (kind) {
-            case NS_VALIDITY_BITMAP:
-                if (shift == 0) {
-                    /* Byte-aligned: each vector's mask straight from memory. */
-                    for (; i + 64 <= chunk_end; i += 64) {
-                        NS_PF_ROWS(row + i);
-                        valid += (int64_t)_mm_popcnt_u64(ns_avx512_load8(bm + i / 8));
-                        for (int q = 0; q < VECS; q++) {
-                            M m;
-                            memcpy(&m, bm + i / 8 + q * (LANES / 8), sizeof m);
-                            __m512i s = _mm512_loadu_si512(row + i + q * LANES);
-                            NS_STEP(a, s, m);
-                        }
-                    }
-                } else {
-                    NS_GROUPS((ns_avx512_load8(bm + i / 8) >> shift) |
-                              ((uint64_t)bm[i / 8 + 8] << (64 - shift)));
-                }
-                break;
-            case NS_VALIDITY_BYTES:
-                NS_BYTE_GROUPS(NS_TEST8);
-                break;
-            case NS_VALIDITY_NULL_BYTES:
-                NS_BYTE_GROUPS(NS_TESTN8);
-                break;
-            default: {
-                const M all = (M)~(M)0;
-                for (; i + 64 <= chunk_end; i += 64) {
-                    NS_PF_ROWS(row + i);
-                    for (int q = 0; q < VECS; q++) {
-                        __m512i s = _mm512_loadu_si512(row + i + q * LANES);
-                        NS_STEP(a, s, all);
-                    }
-                }
-            }
-            }
+            NS_KIND_GROUPS();
             if (i < chunk_end) { /* the last rows of the page, under a mask */
                 /* Their lines prefetched too: the groups' prefetches stop
                  * short of them, and the next page's start past them, so
@@ -558,6 +529,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef NS_TEST8
 #undef NS_TESTN8
 #undef NS_BYTE_GROUPS
+#undef NS_KIND_GROUPS
 #undef NS_BURST_GROUPS
 #undef NS_PF_ROWS
 #undef NS_PF_BYTES
