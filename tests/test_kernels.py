@@ -505,8 +505,7 @@ def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
 def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> None:
     # The AVX2 float16 level has a loop of its own for pages of 32 to 65,536
     # rows (no nulls, or a bitmap whose page starts at a byte) that reads
-    # its last rows on past the page (with a bitmap) or again, overlapping
-    # rows already taken (without nulls), finds the next page's reference row
+    # its last rows on past the page, finds the next page's reference row
     # after the page and hands a page it cannot take to the general
     # driver: runs of such pages with every length of last rows (none,
     # under a vector, over one), around both limits, pages of NaNs of one

@@ -947,11 +947,9 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_onenan16_)(__m256i kmin, __m256i 
         nrun = wmode == 0 ? 0 : wmode == (wprev) ? nrun + nanc : nanc;        \
         lmode = NS_LMODE16(wmode, nrun);                                      \
     } while (0)
-/* The lanes a page's counts take in the page loops below: its full pairs'
- * rows, then one vector or a pair for the rest of its rows (without nulls,
- * none, only the rest's own rows: the lanes it reads again are masked). */
-#define NS_LANES16(full, rest, none)                                          \
-    ((full) + ((none) ? (rest) : (rest) > LANES ? 2 * LANES : (rest) ? LANES : 0))
+/* The lanes a page goes through in the page loops below: its full pairs'
+ * rows, then one vector or a pair for the rest of its rows. */
+#define NS_LANES16(full, rest) ((full) + ((rest) > LANES ? 2 * LANES : (rest) ? LANES : 0))
 
 /* The longest page the page loop below takes (float16 rows).  Pages written
  * by row count (parquet-java's and Arrow's 20,000 rows) then run without the
@@ -1022,14 +1020,9 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
  *   shift is ns_avx2_bits_'s, the general driver's copy, four words at a
  *   time in the vector unit here (vec; since the twenty-second session:
  *   pages of 4,001 rows 84.9 -> 79.4 us, of 20,001 82.2 -> 76.2).
- * - The rows after the last pair go through one more vector (or pair).
- *   With a bitmap it is read on past the page, inside the data, the lanes
- *   past the page taking the reference row (validity bits masked by the
- *   rows left).  Without nulls it is the page's last 16 rows, overlapping
- *   rows already taken (they change no extreme; the counts mask them out),
- *   with no blend: Zen 4, in L3, pages of 1,000 rows 58.0-58.2 -> 57.2-57.4
- *   us a million rows, of 1,016 rows 58.2-58.7 -> 56.3-56.6; at 1e8 values
- *   within the spread.
+ * - The rows after the last pair go through one more vector (or pair) read
+ *   on past the page, inside the data, the lanes past the page taking the
+ *   reference row (validity bits masked by the rows left).
  * - The next page's reference row is found after this page's rows.  Found
  *   before them (the ninth session's choice, to take its chain of loads off
  *   the path of the next page's first vectors), pages past the prefetch
@@ -1123,27 +1116,7 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
             if (kind == NS_VALIDITY_BITMAP)                                   \
                 bq += 4;                                                      \
         }                                                                     \
-        if (rest && kind == NS_VALIDITY_NONE) {                               \
-            /* The page's last 16 rows (after the pair's first vector where \
-             * more than 16 are left; see above). */                         \
-            NS_MASK_T m1, g1;                                                 \
-            const VT s1 = NS_LOAD(row + rows - LANES);                        \
-            if (rest > LANES) {                                               \
-                NS_MASK_T m0, g0;                                             \
-                const VT s0 = NS_LOAD(q);                                     \
-                NS_STEP(s0, m0, g0);                                          \
-                NS_STEP(s1, m1, g1);                                          \
-                const uint32_t l_ = (0xFFFFu << (2 * LANES - rest)) & 0xFFFFu; \
-                const uint32_t p_ = 0x00FF00FFu | ((l_ & 0xFFu) << 8) | ((l_ & 0xFF00u) << 16); \
-                NS_COUNT_(NS_PACKMASK(m0, m1) & p_, NS_PACKMASK(g0, g1) & p_, 0); \
-            } else {                                                          \
-                NS_STEP(s1, m1, g1);                                          \
-                const uint32_t l_ = (0xFFFFu << (LANES - rest)) & 0xFFFFu;    \
-                const uint32_t p_ = (l_ & 0xFFu) | ((l_ & 0xFF00u) << 8);     \
-                NS_COUNT_(NS_PACKMASK(m1, _mm256_setzero_si256()) & p_,       \
-                          NS_PACKMASK(g1, _mm256_setzero_si256()) & p_, 0);   \
-            }                                                                 \
-        } else if (rest) {                                                    \
+        if (rest) {                                                           \
             uint32_t vw_ = (uint32_t)(((uint64_t)1 << rest) - 1);             \
             if (kind == NS_VALIDITY_BITMAP) {                                 \
                 uint32_t b_;                                                  \
@@ -1195,7 +1168,7 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
                        int64_t *nrun_io)
 {
     const int64_t rest = rows & (2 * LANES - 1);
-    const int64_t lanes = NS_LANES16(rows - rest, rest, bb == NULL);
+    const int64_t lanes = NS_LANES16(rows - rest, rest);
     int wmode = *wmode_io, lmode = 0;
     int64_t nrun = *nrun_io;
     const int64_t nan = nanc;
@@ -1281,7 +1254,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         T refb1 = 0;
         const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
                                                              stop, stop1, lim, 1, &refb1);
-        const int64_t lanes = NS_LANES16(full, rest, kind == NS_VALIDITY_NONE);
+        const int64_t lanes = NS_LANES16(full, rest);
         NS_LEAN16_COUNTS();
         /* The common page first, one test (Zen 3, pages of 1,000 rows in
          * L3, the kernel alone, both builds in one process, best of 300:
@@ -1363,7 +1336,7 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         if (__builtin_expect(NS_COMMON16(valid, nan), 1)) {
             /* The lanes taken (the rows, and those past the page in the last
              * vectors), which only the zeros' signs need: computed there. */
-#define lanes NS_LANES16(full, rest, kind == NS_VALIDITY_NONE)
+#define lanes NS_LANES16(full, rest)
             NS_END_COMMON16(pk, valid, nan);
 #undef lanes
         } else {

@@ -42,7 +42,6 @@
 #define MASK_MAX(src, m, a, b) _mm512_mask_max_epi16((src), (m), (a), (b))
 #define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi16((src), (m), (a), (b))
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi16((m), (p))
-#define MOVEPI_MASK(x) _mm512_movepi16_mask(x)
 #define NS_SCALAR_COUNTS 1 /* no lane counters: nothing to flush */
 #define NS_FLUSH_ROWS ((int64_t)1 << 62)
 #elif NS_W == 32
@@ -61,7 +60,6 @@
 #define MASK_MAX(src, m, a, b) _mm512_mask_max_epi32((src), (m), (a), (b))
 #define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi32((src), (m), (a), (b))
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi32((m), (p))
-#define MOVEPI_MASK(x) _mm512_movepi32_mask(x)
 #define NS_SCALAR_COUNTS 0
 /* 32-bit lane counters gain at most one a vector of 16 rows: flush every
  * 2^34 rows, 2^30 per lane at most. */
@@ -82,7 +80,6 @@
 #define MASK_MAX(src, m, a, b) _mm512_mask_max_epi64((src), (m), (a), (b))
 #define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi64((src), (m), (a), (b))
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi64((m), (p))
-#define MOVEPI_MASK(x) _mm512_movepi64_mask(x)
 #define NS_SCALAR_COUNTS 0
 #define NS_FLUSH_ROWS ((int64_t)1 << 62) /* 64-bit lane counters never overflow */
 #endif
@@ -131,18 +128,21 @@ typedef struct {
 
 /* NaN and -NaN counts of one vector: popcounts of its masks, or lane
  * counters (-NaN subtracts the sign lane, which is all ones).  float16's
- * -NaN mask is a signed compare with zero under the NaN mask (one vector
+ * -NaN mask is a signed compare with zero under the NaN mask: one vector
  * instruction and one move from the mask registers, where the sign mask
- * and an integer `and` took two moves; AMD Zen 4, 1e6 values in L3, the
- * kernel alone, interleaved, best of 300: pages of 1,000 rows 58.2 -> 56.8
- * us without nulls and 67.2 -> 64.5 with an Arrow bitmap, one summary
- * with a bitmap 54.8 -> 53.6).  Joining two vectors' masks into 64 bits
- * first (kunpckdq) was slower: one summary 49.4 -> 53.8 us. */
+ * and an integer `and` took two moves (AMD Zen 4, 1e6 values in L3, the
+ * kernel alone, interleaved, best of 300, us: with an Arrow bitmap one
+ * summary 55.4 -> 53.5-53.7 and pages of 1,000 rows 69.1-69.2 ->
+ * 65.1-65.3; without nulls one summary 49.3-49.6 -> 48.4-49.1, its pages
+ * unchanged).  Joining two vectors' masks into 64 bits first (kunpckdq)
+ * was slower: one summary 49.4 -> 53.8. */
 #if NS_SCALAR_COUNTS
 #define NS_COUNT(a, s, sg, nanm)                                              \
     do {                                                                      \
+        const __mmask32 negnan_ =                                             \
+            _mm512_mask_cmplt_epi16_mask((nanm), (s), _mm512_setzero_si512()); \
         nan += _mm_popcnt_u64((uint64_t)(nanm));                              \
-        neg += _mm_popcnt_u64((uint64_t)_mm512_mask_cmplt_epi16_mask((nanm), (s), _mm512_setzero_si512())); \
+        neg += _mm_popcnt_u64((uint64_t)negnan_);                             \
     } while (0)
 #else
 #define NS_COUNT(a, s, sg, nanm)                                              \
@@ -217,49 +217,6 @@ typedef struct {
 #define NS_BYTE_GROUPS(TEST) NS_GROUPS((NS_PF_BYTES(vb + i), TEST(_mm512_loadu_si512(vb + i))))
 #endif
 
-/* Whole 64-row groups from row i up to chunk_end, one loop per kind of
- * validity with its word fetch inlined (every bitmap byte read lies within
- * the bits of the page): bm, shift and vb give the page's validity. */
-#define NS_KIND_GROUPS()                                                      \
-    do {                                                                      \
-        switch (kind) {                                                       \
-        case NS_VALIDITY_BITMAP:                                              \
-            if (shift == 0) {                                                 \
-                /* Byte-aligned: each vector's mask straight from memory. */  \
-                for (; i + 64 <= chunk_end; i += 64) {                        \
-                    NS_PF_ROWS(row + i);                                      \
-                    valid += (int64_t)_mm_popcnt_u64(ns_avx512_load8(bm + i / 8)); \
-                    for (int q = 0; q < VECS; q++) {                          \
-                        M m;                                                  \
-                        memcpy(&m, bm + i / 8 + q * (LANES / 8), sizeof m);   \
-                        __m512i s = _mm512_loadu_si512(row + i + q * LANES);  \
-                        NS_STEP(a, s, m);                                     \
-                    }                                                         \
-                }                                                             \
-            } else {                                                          \
-                NS_GROUPS((ns_avx512_load8(bm + i / 8) >> shift) |            \
-                          ((uint64_t)bm[i / 8 + 8] << (64 - shift)));         \
-            }                                                                 \
-            break;                                                            \
-        case NS_VALIDITY_BYTES:                                               \
-            NS_BYTE_GROUPS(NS_TEST8);                                         \
-            break;                                                            \
-        case NS_VALIDITY_NULL_BYTES:                                          \
-            NS_BYTE_GROUPS(NS_TESTN8);                                        \
-            break;                                                            \
-        default: {                                                            \
-            const M all = (M)~(M)0;                                           \
-            for (; i + 64 <= chunk_end; i += 64) {                            \
-                NS_PF_ROWS(row + i);                                          \
-                for (int q = 0; q < VECS; q++) {                              \
-                    __m512i s = _mm512_loadu_si512(row + i + q * LANES);      \
-                    NS_STEP(a, s, all);                                       \
-                }                                                             \
-            }                                                                 \
-        }                                                                     \
-        }                                                                     \
-    } while (0)
-
 #if NS_W != 16
 /* The in-block steps of the reduction: each 128-bit block's minimum in
  * its lowest lane. */
@@ -274,41 +231,35 @@ NS_TARGET static inline __m512i NS_FN(ns_block_min_)(__m512i r)
 #endif
 
 #if NS_W == 16
-/* float16: the four extremes of a page at once, as int64 keys in one
- * vector (value min, value max, NaN min, NaN max; the empty ones set apart,
- * INT64_MAX and INT64_MIN): each accumulator halved to 128 bits and reduced
- * by one phminposuw (the minimum of eight unsigned 16-bit lanes; maxima
- * through x ^ 0x7FFF, minima through x ^ 0x8000), the four gathered into
- * one vector, widened and blended with the empty keys under a mask.
- * Measured on AMD Zen 5 before (the kernel alone on 4e6 values, pages of
- * 1,000 rows, interleaved, best of 60): one phminposuw an extreme, 17.4 ->
- * 12.2 ns a page over one summary with an Arrow bitmap, 16.0 -> 10.5
- * without nulls, where a one-pass reduction with five 512-bit shuffles on
- * one chain cost more. */
-NS_TARGET static inline __m128i ns_avx512_halfmin16(__m512i x)
+/* float16: each extreme by halving to 128 bits and one phminposuw (the
+ * minimum of eight unsigned 16-bit lanes), about six instructions each.
+ * Measured on AMD Zen 5 (the kernel alone on 4e6 values, pages of 1,000
+ * rows, interleaved, best of 60): 17.4 -> 12.2 ns a page over one summary
+ * with an Arrow bitmap, 16.0 -> 10.5 without nulls, where the one-pass
+ * reduction below, with its five 512-bit shuffles on one chain, cost more
+ * than the four. */
+NS_TARGET static inline int16_t ns_avx512_hmin16(__m512i x)
 {
     const __m256i y = _mm256_min_epi16(_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64(x, 1));
-    return _mm_min_epi16(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    __m128i h = _mm_min_epi16(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    h = _mm_xor_si128(h, _mm_set1_epi16((short)0x8000));
+    return (int16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(h)) ^ 0x8000);
 }
-NS_TARGET static inline __m128i ns_avx512_halfmax16(__m512i x)
+NS_TARGET static inline int16_t ns_avx512_hmax16(__m512i x)
 {
     const __m256i y = _mm256_max_epi16(_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64(x, 1));
-    return _mm_max_epi16(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    __m128i h = _mm_max_epi16(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    h = _mm_xor_si128(h, _mm_set1_epi16(0x7FFF));
+    return (int16_t)(_mm_cvtsi128_si32(_mm_minpos_epu16(h)) ^ 0x7FFF);
 }
-NS_TARGET static inline __m256i ns_avx512_keys16(const ACC *acc, int values, int nans)
+NS_TARGET static inline void NS_FN(ns_extremes_)(const ACC *a, int with_nan, S out[4])
 {
-    const __m128i lo = _mm_set1_epi16((short)0x8000), hi = _mm_set1_epi16(0x7FFF);
-    const __m128i a = _mm_minpos_epu16(_mm_xor_si128(ns_avx512_halfmin16(acc->vmin), lo));
-    const __m128i b = _mm_minpos_epu16(_mm_xor_si128(ns_avx512_halfmax16(acc->vmax), hi));
-    const __m128i c = _mm_minpos_epu16(_mm_xor_si128(ns_avx512_halfmin16(acc->nmin), lo));
-    const __m128i e = _mm_minpos_epu16(_mm_xor_si128(ns_avx512_halfmax16(acc->nmax), hi));
-    /* Lane 0 of each: a, b, c, e in lanes 0-3, back to keys. */
-    __m128i k = _mm_unpacklo_epi32(_mm_unpacklo_epi16(a, b), _mm_unpacklo_epi16(c, e));
-    k = _mm_xor_si128(k, _mm_setr_epi16((short)0x8000, 0x7FFF, (short)0x8000, 0x7FFF, 0, 0, 0, 0));
-    const __mmask8 keep = (__mmask8)((values ? 3 : 0) | (nans ? 12 : 0));
-    return _mm256_mask_blend_epi64(
-        keep, _mm256_setr_epi64x(INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN),
-        _mm256_cvtepi16_epi64(k));
+    out[0] = ns_avx512_hmin16(a->vmin);
+    out[1] = ns_avx512_hmax16(a->vmax);
+    if (with_nan) {
+        out[2] = ns_avx512_hmin16(a->nmin);
+        out[3] = ns_avx512_hmax16(a->nmax);
+    }
 }
 #else
 /* The extremes of a page at once: min over vmin, nmin and (as ~max(x) =
@@ -368,66 +319,6 @@ NS_TARGET static inline uint64_t NS_FN(ns_word_)(int kind, const uint8_t *v, int
     }
 }
 
-#if NS_W == 16
-/* The driver for one kind of validity (copies per kind: scan_kinds.h),
- * float16: whole 64-row groups (two vectors), then the page's last rows
- * (fewer than 64) as two masked vectors in straight-line code, the second
- * under an empty mask where 32 rows or fewer are left (no branch on the
- * page's length), and the page's four keys in one store; its counters
- * never overflow (no chunks to flush them).  Against the general driver
- * below, AMD Zen 4, 1e6 values in L3, pages of 1,000 rows, the kernel
- * alone, interleaved, best of 300: 59.7 -> 58.3 us without nulls, 69.7 ->
- * 67.8 with an Arrow bitmap; one summary unchanged. */
-NS_TARGET static inline __attribute__((always_inline)) void
-NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t *validity,
-                     int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
-                     int64_t npages, int64_t *counts, int64_t *keys)
-{
-    const S *d = (const S *)data;
-    const __m512i absv = SET1(ABS_BITS), inf2v = SET1(INF2_BITS);
-    const __m512i smax = SET1(S_MAX), smin = SET1(S_MIN);
-    for (int64_t p = 0; p < npages; p++) {
-        const int64_t start = page_starts[p];
-        const int64_t stop = p + 1 < npages ? page_starts[p + 1] : n;
-        const int64_t len = stop - start, full = len & ~(int64_t)63;
-        int64_t valid = 0, nan = 0, neg = 0;
-        ACC a = {smax, smin, smax, smin, _mm512_setzero_si512(), _mm512_setzero_si512()};
-        const S *row = d + start;
-        const uint8_t *bm = validity + ((bit_offset + start) >> 3);
-        const unsigned shift = (unsigned)((bit_offset + start) & 7);
-        const uint8_t *vb = validity + start;
-        const int64_t chunk_end = full; /* (NS_KIND_GROUPS) */
-        int64_t i = 0;
-        NS_KIND_GROUPS();
-        if (full < len) {
-            /* The last rows, their lines prefetched too (the groups'
-             * prefetches stop short of them). */
-            NS_PF_ROWS(row + full);
-            if (kind == NS_VALIDITY_BYTES || kind == NS_VALIDITY_NULL_BYTES)
-                NS_PF_BYTES(vb + full);
-            const uint64_t w =
-                kind == NS_VALIDITY_NONE
-                    ? _bzhi_u64(~(uint64_t)0, (unsigned)(len - full))
-                    : NS_FN(ns_word_)(kind, validity, validity_nbytes, bit_offset, start + full,
-                                      len - full);
-            valid += (int64_t)_mm_popcnt_u64(w);
-            const M m0 = (M)w, m1 = (M)(w >> LANES);
-            const __m512i s0 = MASKZ_LOAD(m0, row + full);
-            const __m512i s1 = MASKZ_LOAD(m1, row + full + LANES);
-            NS_STEP(a, s0, m0);
-            NS_STEP(a, s1, m1);
-        }
-        if (kind == NS_VALIDITY_NONE)
-            valid = len;
-        counts[4 * p + 0] = len;
-        counts[4 * p + 1] = len - valid;
-        counts[4 * p + 2] = nan - neg;
-        counts[4 * p + 3] = neg;
-        _mm256_storeu_si256((__m256i *)(keys + 4 * p),
-                            ns_avx512_keys16(&a, valid - nan > 0, nan > 0));
-    }
-}
-#else
 /* The driver for one kind of validity (copies per kind: scan_kinds.h). */
 NS_TARGET static inline __attribute__((always_inline)) void
 NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t *validity,
@@ -450,10 +341,47 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
         while (i < len) {
             /* Up to the next counter flush, whole 64-row groups. */
             int64_t chunk_end = len - i > NS_FLUSH_ROWS ? i + NS_FLUSH_ROWS : len;
+            /* One loop per validity kind, the word fetch inlined.  Every
+             * bitmap byte read here lies within the bits of the page. */
             const uint8_t *bm = validity + ((bit_offset + vrow) >> 3);
             const unsigned shift = (unsigned)((bit_offset + vrow) & 7);
             const uint8_t *vb = validity + vrow;
-            NS_KIND_GROUPS();
+            switch (kind) {
+            case NS_VALIDITY_BITMAP:
+                if (shift == 0) {
+                    /* Byte-aligned: each vector's mask straight from memory. */
+                    for (; i + 64 <= chunk_end; i += 64) {
+                        NS_PF_ROWS(row + i);
+                        valid += (int64_t)_mm_popcnt_u64(ns_avx512_load8(bm + i / 8));
+                        for (int q = 0; q < VECS; q++) {
+                            M m;
+                            memcpy(&m, bm + i / 8 + q * (LANES / 8), sizeof m);
+                            __m512i s = _mm512_loadu_si512(row + i + q * LANES);
+                            NS_STEP(a, s, m);
+                        }
+                    }
+                } else {
+                    NS_GROUPS((ns_avx512_load8(bm + i / 8) >> shift) |
+                              ((uint64_t)bm[i / 8 + 8] << (64 - shift)));
+                }
+                break;
+            case NS_VALIDITY_BYTES:
+                NS_BYTE_GROUPS(NS_TEST8);
+                break;
+            case NS_VALIDITY_NULL_BYTES:
+                NS_BYTE_GROUPS(NS_TESTN8);
+                break;
+            default: {
+                const M all = (M)~(M)0;
+                for (; i + 64 <= chunk_end; i += 64) {
+                    NS_PF_ROWS(row + i);
+                    for (int q = 0; q < VECS; q++) {
+                        __m512i s = _mm512_loadu_si512(row + i + q * LANES);
+                        NS_STEP(a, s, all);
+                    }
+                }
+            }
+            }
             if (i < chunk_end) { /* the last rows of the page, under a mask */
                 /* Their lines prefetched too: the groups' prefetches stop
                  * short of them, and the next page's start past them, so
@@ -498,7 +426,6 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
         keys[4 * p + 3] = nan > 0 ? (int64_t)ex[3] : INT64_MIN;
     }
 }
-#endif
 
 #include "scan_kinds.h"
 
@@ -517,7 +444,6 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef MASK_MAX
 #undef MASK_SUB
 #undef MASKZ_LOAD
-#undef MOVEPI_MASK
 #undef NS_SCALAR_COUNTS
 #undef NS_COUNT
 #undef NS_FLUSH_ROWS
@@ -529,7 +455,6 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef NS_TEST8
 #undef NS_TESTN8
 #undef NS_BYTE_GROUPS
-#undef NS_KIND_GROUPS
 #undef NS_BURST_GROUPS
 #undef NS_PF_ROWS
 #undef NS_PF_BYTES
