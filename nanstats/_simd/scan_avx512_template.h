@@ -42,6 +42,7 @@
 #define MASK_MAX(src, m, a, b) _mm512_mask_max_epi16((src), (m), (a), (b))
 #define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi16((src), (m), (a), (b))
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi16((m), (p))
+#define MASK_NEG(m, x) _mm512_mask_cmplt_epi16_mask((m), (x), _mm512_setzero_si512())
 #define NS_SCALAR_COUNTS 1 /* no lane counters: nothing to flush */
 #define NS_FLUSH_ROWS ((int64_t)1 << 62)
 #elif NS_W == 32
@@ -60,6 +61,7 @@
 #define MASK_MAX(src, m, a, b) _mm512_mask_max_epi32((src), (m), (a), (b))
 #define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi32((src), (m), (a), (b))
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi32((m), (p))
+#define MASK_NEG(m, x) _mm512_mask_cmplt_epi32_mask((m), (x), _mm512_setzero_si512())
 #define NS_SCALAR_COUNTS 0
 /* 32-bit lane counters gain at most one a vector of 16 rows: flush every
  * 2^34 rows, 2^30 per lane at most. */
@@ -80,6 +82,7 @@
 #define MASK_MAX(src, m, a, b) _mm512_mask_max_epi64((src), (m), (a), (b))
 #define MASK_SUB(src, m, a, b) _mm512_mask_sub_epi64((src), (m), (a), (b))
 #define MASKZ_LOAD(m, p) _mm512_maskz_loadu_epi64((m), (p))
+#define MASK_NEG(m, x) _mm512_mask_cmplt_epi64_mask((m), (x), _mm512_setzero_si512())
 #define NS_SCALAR_COUNTS 0
 #define NS_FLUSH_ROWS ((int64_t)1 << 62) /* 64-bit lane counters never overflow */
 #endif
@@ -128,9 +131,9 @@ typedef struct {
 
 /* NaN and -NaN counts of one vector: popcounts of its masks, or lane
  * counters (-NaN subtracts the sign lane, which is all ones).  float16's
- * -NaN mask is a signed compare with zero under the NaN mask: one vector
- * instruction and one move from the mask registers, where the sign mask
- * and an integer `and` took two moves (AMD Zen 4, 1e6 values in L3, the
+ * -NaN mask is a signed compare with zero under the NaN mask (MASK_NEG):
+ * one vector instruction and one move from the mask registers, where the
+ * sign mask and an integer `and` took two moves (AMD Zen 4, 1e6 values in L3, the
  * kernel alone, interleaved, best of 300, us: with an Arrow bitmap one
  * summary 55.4 -> 53.5-53.7 and pages of 1,000 rows 69.1-69.2 ->
  * 65.1-65.3; without nulls one summary 49.3-49.6 -> 48.4-49.1, its pages
@@ -139,8 +142,7 @@ typedef struct {
 #if NS_SCALAR_COUNTS
 #define NS_COUNT(a, s, sg, nanm)                                              \
     do {                                                                      \
-        const __mmask32 negnan_ =                                             \
-            _mm512_mask_cmplt_epi16_mask((nanm), (s), _mm512_setzero_si512()); \
+        const M negnan_ = MASK_NEG((nanm), (s));                              \
         nan += _mm_popcnt_u64((uint64_t)(nanm));                              \
         neg += _mm_popcnt_u64((uint64_t)negnan_);                             \
     } while (0)
@@ -444,6 +446,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef MASK_MAX
 #undef MASK_SUB
 #undef MASKZ_LOAD
+#undef MASK_NEG
 #undef NS_SCALAR_COUNTS
 #undef NS_COUNT
 #undef NS_FLUSH_ROWS
