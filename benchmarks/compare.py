@@ -170,9 +170,11 @@ FEW_NAN_FRAC = 0.001
 #: Bytes of values in the in-cache page rows (shown, no target): the first
 #: values of the same column, read from the last-level cache, so that the page
 #: cost is the loop's own and not hidden under the read.  At 1e8 values a page
-#: cost depends on whether the run is bound by the read (then the cost of the
-#: statistics' 64 bytes a page shows, about 1.06) or, in a VM's slow minutes,
-#: by the loop; these rows show the second case whatever the minute.  They
+#: cost depends on whether the run is bound by the read or, in a VM's slow
+#: minutes, by the loop; these rows show the second case whatever the minute.
+#: (The statistics' 64 bytes a page cost nothing measurable at 1e8: every
+#: page's outputs written to one place, or to a ring of 64 pages, left pages
+#: of 1,000 rows where they were; see docs/performance.rst.)  They
 #: time ``page_table`` as the other rows do, so Python's fixed cost of a call
 #: (some 10-20 us, a sixth to an eighth of a call here) is in both and pulls
 #: the ratio slightly towards 1: the kernel alone gave float16 with a bitmap
