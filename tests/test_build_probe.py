@@ -41,6 +41,20 @@ def test_x86_levels_follow_their_probes() -> None:
     assert d.sources == ["nanstats/_simd/scan_avx2.c", "nanstats/_simd/scan_dispatch.c"]
 
 
+def test_avx512_tuning_only_where_the_level_is_built_and_its_probe_passed() -> None:
+    tune = ("NS_AVX512_TUNE", f'",tune={build_probe.AVX512_TUNE}"')
+    assert build_probe.decide("unix", ALL_OK, False).macros == [
+        ("NS_BUILT_AVX2", "1"), ("NS_BUILT_AVX512", "1"), tune]
+    untuned = build_probe.decide("unix", ALL_OK | {"avx512_tune": False}, False)
+    assert untuned.levels == ("portable", "avx2", "avx512") and tune not in untuned.macros
+    no_512 = build_probe.decide("unix", ALL_OK | {"target_avx512": False}, False)
+    assert tune not in no_512.macros
+    assert tune not in build_probe.decide("unix", ALL_OK, True).macros
+    # The tuned probe is the level's own snippet with the tune added.
+    assert build_probe.PROBES["avx512_tune"] == build_probe.PROBES["target_avx512"].replace(
+        'popcnt"', f'popcnt,tune={build_probe.AVX512_TUNE}"')
+
+
 def test_non_x86_vector_extensions_build_the_baseline_c_level() -> None:
     d = build_probe.decide("unix", ALL_OK | {"x86": False}, False)
     assert d.levels == ("portable", "baseline")

@@ -8,7 +8,13 @@
 #include <string.h>
 #include "scan.h"
 
-#define NS_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt")))
+/* NS_AVX512_TUNE: ",tune=<cpu>" where setup.py's probe found the compiler
+ * takes it (build_probe.AVX512_TUNE says which and why), else nothing. */
+#ifndef NS_AVX512_TUNE
+#define NS_AVX512_TUNE ""
+#endif
+#define NS_TARGET                                                             \
+    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt" NS_AVX512_TUNE)))
 
 NS_TARGET static inline uint64_t ns_avx512_load8(const uint8_t *p)
 {
