@@ -32,21 +32,21 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-#: The tuning of the AVX-512 level's functions (``tune=`` in their target
-#: attribute, passed to scan_avx512.c as NS_AVX512_TUNE where the compiler
-#: takes it): Intel's AVX-512 server cores rather than gcc's generic
-#: tuning, under which gcc 12 keeps the page loops' general registers in
-#: mask registers between pages (``kmov`` to and from ``k0``-``k7``: 56 in
-#: the float16 loops without nulls and with a bitmap, 20 so tuned).  AMD
-#: Zen 4, 1e6 values in L3, the kernel alone, both builds in one process,
-#: best of 150, us, one summary / pages of 1,000 rows: float16 with a
-#: bitmap 53.5 / 65.0 -> 54.4 / 64.1, without nulls 48.7 / 59.6 -> 48.5 /
-#: 56.2, with a bool mask 56.3 / 73.9 -> 56.0 / 69.1; float32 110.5 /
-#: 126.8 -> 111.4 / 121.7, 105.9 / 116.5 -> 106.0 / 115.5, 126.0 / 143.5
-#: -> 114.5 / 129.8; float64 221.0 / 237.7 -> 217.2 / 227.8, 205.3 / 216.8
-#: -> 201.0 / 211.1, 247.6 / 263.4 -> 241.0 / 253.3.  ``skylake-avx512``
-#: and ``sapphirerapids`` measured the same, ``znver3`` (gcc 12 has no
-#: ``znver4``) between the two.
+#: The tuning of the AVX-512 level's float16 and float64 functions
+#: (``tune=`` in their target attribute, passed to scan_avx512.c as
+#: NS_AVX512_TUNE where the compiler takes it; float32's keep the
+#: compiler's, see there): Intel's AVX-512 server cores rather than gcc's
+#: generic tuning, under which gcc 12 keeps the page loops' general
+#: registers in mask registers between pages (``kmov`` to and from
+#: ``k0``-``k7`` in the loops without nulls and with a bitmap: float16 56
+#: -> 20, float64 43 -> 7).  AMD Zen 4, 1e6 values in L3, the kernel alone,
+#: both builds in one process, best of 150, us, one summary / pages of
+#: 1,000 rows: float16 with a bitmap 53.3 / 65.1 -> 53.7 / 63.7, without
+#: nulls 48.4 / 59.5 -> 48.3 / 56.1, with a bool mask 55.9 / 73.7 -> 54.9 /
+#: 69.0; float64 218.3 / 236.4 -> 214.2 / 225.9, 203.9 / 215.7 -> 199.9 /
+#: 210.2, 245.5 / 263.9 -> 240.6 / 253.5.  ``skylake-avx512`` and
+#: ``sapphirerapids`` measured the same, ``znver3`` (gcc 12 has no
+#: ``znver4``) between generic and them.
 AVX512_TUNE = "icelake-server"
 
 _AVX512_SNIPPET = r"""
