@@ -114,7 +114,7 @@ int probe(const uint8_t *p, v16 a)
 """,
     # scan_avx512.c: AVX-512 F/BW/DQ/VL intrinsics with mask registers.
     "target_avx512": _AVX512_SNIPPET % "",
-    # The same with the AVX-512 level's tuning (AVX512_TUNE below).
+    # The same with the AVX-512 level's tuning (AVX512_TUNE above).
     "avx512_tune": _AVX512_SNIPPET % f",tune={AVX512_TUNE}",
 }
 

@@ -8,7 +8,8 @@
  * Plain C, always inlined into every level's target-specific loops (gcc
  * inlines a plain static inline function only into callers of its own
  * tuning, and the AVX-512 level's are tuned: see scan_avx512.c). */
-static inline __attribute__((always_inline)) uint64_t ns_validity_bits(const uint8_t *v, int64_t nbytes, int64_t pos)
+static inline __attribute__((always_inline)) uint64_t
+ns_validity_bits(const uint8_t *v, int64_t nbytes, int64_t pos)
 {
     int64_t byte = pos >> 3;
     unsigned shift = (unsigned)(pos & 7);
