@@ -501,6 +501,55 @@ def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
 @pytest.mark.parametrize("kind", ["none", "bitmap"])
+@pytest.mark.parametrize("bit_offset", [0, 3])
+@pytest.mark.parametrize("sign", ["plus", "minus"])
+def test_pages_opening_with_a_nan_in_every_mode_every_level(simd_level, ft, kind, bit_offset,
+                                                            sign) -> None:
+    # The AVX2 float16 page loops take a page whose first valid row is a NaN
+    # with the first valid row after it that is not one, looked for among
+    # the page's first 256 rows, in mode 0 and in the one-sign modes, at a
+    # byte of the bitmap and inside one: runs of pages whose NaNs have one
+    # sign (the loops enter that sign's mode) and of both signs, half of
+    # them opening with a NaN of either sign, some with NaNs and nulls up to
+    # and past row 256 before their first value, some with no value at all.
+    # The null rows hold the largest finite values of either sign, which
+    # must reach no extreme (a null row taken for the reference row would).
+    rng = np.random.default_rng(53 if sign == "plus" else 54)
+    s_one, s_other = (0, int(ft.sign_mask)) if sign == "plus" else (int(ft.sign_mask), 0)
+    top = int(ft.abs_mask ^ ft.inf_bits)
+    big = (int(ft.inf_bits) - 1, int(ft.sign_mask | ft.inf_bits) - 1)
+    def finite(k: int) -> list[int]:  # up to half the largest magnitude
+        return [int(m) | (int(ft.sign_mask) if neg else 0) for m, neg in
+                zip(rng.integers(0, int(ft.inf_bits) >> 1, k, dtype=np.uint64),
+                    rng.random(k) < 0.5, strict=True)]
+    def nan(signs: tuple[int, ...]) -> int:
+        return int(ft.inf_bits) | int(rng.integers(1, top + 1)) | signs[int(rng.integers(len(signs)))]
+    bits: list[int] = []
+    valid: list[bool] = []
+    starts: list[int] = []
+    for i in range(90):
+        length = (1000, 1000, 333, 1000, 64, 2000)[i % 6]
+        signs = (s_one,) if (i // 30) != 1 else (s_one, s_other)
+        rows, ok = finite(length), (rng.random(length) > 0.1).tolist()
+        for j in rng.choice(length, max(1, length // 40), replace=False):
+            rows[j] = nan(signs)
+        head = (0, 1, 1, 3, 0, 1, 255, 256, 257, 1, 0, length)[i % 12]  # NaN or null rows first
+        for j in range(min(head, length)):
+            rows[j], ok[j] = nan((s_one, s_other) if i % 5 == 0 else signs), bool(rng.random() < 0.7)
+        if 0 < head < length:
+            ok[0] = True  # a NaN first valid row
+        rows = [r if v else big[int(rng.integers(2))] for r, v in zip(rows, ok, strict=True)]
+        starts.append(len(bits))
+        bits += rows
+        valid += ok
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    table = kernel_table(col, _VALIDITY_KINDS[kind], bit_offset)
+    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
+    assert got == oracle_pages(col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bitmap"])
 @pytest.mark.parametrize("bit_offset", [0, 8, 3])
 def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> None:
     # The AVX2 float16 level has a loop of its own for pages of 32 to 65,536
