@@ -1132,21 +1132,21 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
         NS_STEP(s1, m1, g1);                                           \
         NS_COUNT2(m0, g0, m1, g1);                                            \
     } while (0)
-/* Two pairs a step (the loop's own instructions and the count of valid
- * rows once for the two), then a pair, then the last rows.  Without nulls
- * each line is also prefetched into L2 twice as far ahead (NS_PF_L2): the
- * loop has time to spare there (in L3 a page of 1,000 rows takes less
- * than memory gives its 2,000 bytes in) and still lost about 5 ns a page
- * at 1e8 values, the prefetches issued behind each page's end falling
- * short of memory's latency.  AMD Zen 4, the kernel alone at 1e8 values
- * (both builds in one process, best of 10), ms: pages of 1,000 rows
- * 6.48-6.52 -> 6.16-6.21, of 4,096 5.98 -> 5.55, of 20,000 5.79-5.92 ->
- * 5.35-5.73 (one summary 5.8-5.9); in L3 2-4% slower.  With a bitmap the
- * loop is bound by its instructions: pages of 1,000 rows 1.6-2.3% faster,
- * of 4,096 2.5-3.1% slower, so not there.  The prefetch into L2 only, or
- * into L2 for every other line, made pages of 1,000 rows 1.5-2.8 times
- * slower; 15 KB ahead rather than 20 made pages of 65,536 rows 22%
- * slower, 25 and 32 KB 13-17%. */
+/* Two pairs a step (the loop's own instructions and the count of valid rows
+ * once for the two), then a pair, then the last rows.  Without nulls each
+ * line is also prefetched into L2 twice as far ahead (NS_PF_L2): the loop
+ * has time to spare there (in L3 a page of 1,000 rows takes less than memory
+ * gives its 2,000 bytes in) and still lost about 5 ns a page at 1e8 values,
+ * the prefetches issued behind each page's end falling short of memory's
+ * latency.  AMD Zen 4, the kernel alone at 1e8 values (both builds in one
+ * process, best of 10), ms: pages of 1,000 rows 6.48-6.52 -> 6.16-6.21, of
+ * 4,096 5.98 -> 5.55, of 20,000 5.79-5.92 -> 5.35-5.73 (one summary
+ * 5.8-5.9); with +NaN only, pages of random lengths around 1,000 rows
+ * 1.6-1.7% slower; in L3 2-4% slower.  With a bitmap the loop is bound by
+ * its instructions: pages of 1,000 rows 1.6-2.3% faster, of 4,096 2.5-3.1%
+ * slower, so not there.  The prefetch into L2 only, or into L2 for every
+ * other line, made pages of 1,000 rows 1.5-2.8 times slower; 15 KB ahead
+ * rather than 20 made pages of 65,536 rows 22% slower, 25 and 32 KB 13-17%. */
 #define NS_LEAN16_LOOP(WF)                                                    \
     do {                                                                      \
         const int wf = (WF);                                                  \
