@@ -507,11 +507,11 @@ def test_pages_opening_with_a_nan_in_every_mode_every_level(simd_level, ft, kind
                                                             sign) -> None:
     # The AVX2 float16 page loops take a page whose first valid row is a NaN
     # with the first valid row after it that is not one, looked for among
-    # the page's first 256 rows, in mode 0 and in the one-sign modes, at a
+    # the page's first 64 rows, in mode 0 and in the one-sign modes, at a
     # byte of the bitmap and inside one: runs of pages whose NaNs have one
     # sign (the loops enter that sign's mode) and of both signs, half of
     # them opening with a NaN of either sign, some with NaNs and nulls up to
-    # and past row 256 before their first value, some with no value at all.
+    # and past row 64 before their first value, some with no value at all.
     # The null rows hold the largest finite values of either sign, which
     # must reach no extreme (a null row taken for the reference row would).
     rng = np.random.default_rng(53 if sign == "plus" else 54)
@@ -533,7 +533,7 @@ def test_pages_opening_with_a_nan_in_every_mode_every_level(simd_level, ft, kind
         rows, ok = finite(length), (rng.random(length) > 0.1).tolist()
         for j in rng.choice(length, max(1, length // 40), replace=False):
             rows[j] = nan(signs)
-        head = (0, 1, 1, 3, 0, 1, 255, 256, 257, 1, 0, length)[i % 12]  # NaN or null rows first
+        head = (0, 1, 63, 3, 0, 1, 64, 65, 257, 1, 0, length)[i % 12]  # NaN or null rows first
         for j in range(min(head, length)):
             rows[j], ok[j] = nan((s_one, s_other) if i % 5 == 0 else signs), bool(rng.random() < 0.7)
         if 0 < head < length:

@@ -170,6 +170,37 @@ NS_TARGET static inline int NS_FN(ns_avx2_isnan_)(T b)
 #endif
 }
 
+/* Whether row r is valid, its validity at position vpos + r of the
+ * validity (a bit of a bitmap, a byte of a byte mask). */
+NS_TARGET static inline int NS_FN(ns_avx2_valid_)(const int kind, const uint8_t *validity,
+                                                 int64_t vpos, int64_t r)
+{
+    return kind == NS_VALIDITY_NONE ? 1
+           : kind == NS_VALIDITY_BITMAP
+               ? (validity[(vpos + r) >> 3] >> ((vpos + r) & 7)) & 1
+               : (validity[vpos + r] != 0) ^ (kind == NS_VALIDITY_NULL_BYTES);
+}
+
+#if NS_W == 16
+/* Float16 stands a non-NaN row of the page in for its NaN lanes: where the
+ * page's first valid row is a NaN, the first valid row that is not a NaN
+ * among the NS_REF16_ROWS rows from row r (rows rows at row, validity from
+ * vpos as for ns_avx2_valid_), or rows where there is none there (a page
+ * of NaNs must not cost a scalar pass).  The general driver and the page
+ * loops (ns_lean16_nanref_) both look so. */
+#define NS_REF16_ROWS 64
+NS_TARGET static inline int64_t NS_FN(ns_avx2_ref16_)(const T *row, int64_t rows, int64_t r,
+                                                     const int kind, const uint8_t *validity,
+                                                     int64_t vpos)
+{
+    const int64_t end = rows - r > NS_REF16_ROWS ? r + NS_REF16_ROWS : rows;
+    for (; r < end; r++)
+        if (NS_FN(ns_avx2_valid_)(kind, validity, vpos, r) && !NS_FN(ns_avx2_isnan_)(row[r]))
+            return r;
+    return rows;
+}
+#endif
+
 NS_TARGET static inline uint64_t NS_FN(ns_avx2_load8_)(const uint8_t *p)
 {
     uint64_t w;
@@ -1012,13 +1043,11 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
     return !NS_FN(ns_avx2_isnan_)(refb);
 }
 
-/* The rows ns_lean16_nanref_ looks through for a reference row. */
-#define NS_LEAN16_REF_ROWS 256
 /* The reference row (its bits, >= 0) of page q where ns_lean16_page_
  * refuses the page only because its first valid row is a NaN (1% of the
  * pages at 1% NaN): the first valid row that is not a NaN among its first
- * NS_LEAN16_REF_ROWS rows; -1 where the page is refused otherwise or has
- * no such row there.  Such a page went to the general driver and the page
+ * NS_REF16_ROWS rows (ns_avx2_ref16_); -1 where the page is refused
+ * otherwise or has no such row there.  Such a page went to the general driver and the page
  * loops were entered again after it: AMD Zen 4, float16 pages of 1,000
  * rows at 1% NaN of both signs, the kernel alone at 1e8 values (both
  * builds in one process, best of 10, three runs), 6.54-6.60 -> 6.41-6.52
@@ -1033,15 +1062,9 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
     if (NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, 1, &first) ||
         !NS_FN(ns_avx2_isnan_)(first))
         return -1;
-    const int64_t end = stop - start > NS_LEAN16_REF_ROWS ? start + NS_LEAN16_REF_ROWS : stop;
-    for (int64_t r = start; r < end; r++) {
-        const int64_t pos = bit_offset + r;
-        if (kind == NS_VALIDITY_BITMAP && !((validity[pos >> 3] >> (pos & 7)) & 1))
-            continue;
-        if (!NS_FN(ns_avx2_isnan_)(d[r]))
-            return (int32_t)d[r];
-    }
-    return -1;
+    const int64_t r = NS_FN(ns_avx2_ref16_)(d + start, stop - start, 0, kind, validity,
+                                            bit_offset + start);
+    return r < stop - start ? (int32_t)d[start + r] : -1;
 }
 
 /* Float16 pages of 32 to NS_LEAN16_ROWS rows without nulls or with an Arrow
@@ -1074,9 +1097,9 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
  * - A page whose first valid row is a NaN (its NaN lanes need a non-NaN
  *   row) stops the loop, which is entered again with the page's first
  *   valid non-NaN row (ns_lean16_nanref_, ns_lean16_run_); one whose first
- *   64 rows are null, that it cannot read in place, or whose first 256
- *   rows hold no valid value is left to the general driver, which comes
- *   back here for the next one.
+ *   64 rows are null, that it cannot read in place, or whose first
+ *   NS_REF16_ROWS rows hold no valid value is left to the general driver,
+ *   which comes back here for the next one.
  * - Two pairs a step: the loop's own instructions and the count of valid
  *   rows once for the two.
  * - After NS_SIGN_RUN16 NaNs in a row of one sign, as real data's NaNs
@@ -1606,11 +1629,8 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
         /* The reference row: the page's first valid row, or for float16 its
          * first valid non-NaN row when there is one (it stands in for the
          * NaN lanes of the value extremes). */
-#define NS_VALID_ROW(r)                                                       \
-    (kind == NS_VALIDITY_NONE ? 1                                             \
-     : kind == NS_VALIDITY_BITMAP                                             \
-         ? (validity[(bit_offset + start + (r)) >> 3] >> ((bit_offset + start + (r)) & 7)) & 1 \
-         : (validity[start + (r)] != 0) ^ (kind == NS_VALIDITY_NULL_BYTES))
+        const int64_t vpos = kind == NS_VALIDITY_BITMAP ? bit_offset + start : start;
+#define NS_VALID_ROW(r) NS_FN(ns_avx2_valid_)(kind, validity, vpos, (r))
         int64_t first = 0;
 #if NS_W == 16
         if (kind == NS_VALIDITY_BITMAP) {
@@ -1630,15 +1650,12 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             while (first < rows && !NS_VALID_ROW(first))
                 first++;
 #if NS_W == 16
-        /* Looked for among the next 64 rows only (a page of NaNs must not
-         * cost a scalar pass); a page with values further on is finished by
+        /* A page with values past the rows looked through is finished by
          * a scalar pass over them below. */
-        if (first < rows && NS_FN(ns_avx2_isnan_)(row[first]))
-            for (int64_t r = first + 1; r < rows && r <= first + 64; r++)
-                if (NS_VALID_ROW(r) && !NS_FN(ns_avx2_isnan_)(row[r])) {
-                    first = r;
-                    break;
-                }
+        if (first < rows && NS_FN(ns_avx2_isnan_)(row[first])) {
+            const int64_t r_ = NS_FN(ns_avx2_ref16_)(row, rows, first + 1, kind, validity, vpos);
+            first = r_ < rows ? r_ : first;
+        }
 #endif
         int64_t *pk = keys + 4 * p;
         pk[0] = INT64_MAX;
@@ -2035,7 +2052,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef LANES
 #undef NS_CHUNK
 #undef NS_LEAN16_ROWS
-#undef NS_LEAN16_REF_ROWS
+#undef NS_REF16_ROWS
 #undef NS_LEAN16_FITS
 #undef NS_LMODE16
 #undef NS_NEXT_RUN16
