@@ -729,29 +729,39 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
  * row valid), into lo and hi (INT16_MAX and INT16_MIN when there is none).  The small-page
  * loop's one-sign modes run it over a page whose NaNs turned out to have
  * the other sign too (see ns_lean16_). */
+/* The cold passes' vector of rows from row j of len rows at row into *sv
+ * (the last LANES rows where fewer are left: ns_avx2_lastrows16_), and its
+ * lanes that hold a valid row that is not a NaN (validity bits at bb,
+ * NULL: every row valid). */
+NS_TARGET static inline __m256i NS_FN(ns_avx2_numlanes16_)(const T *row, int64_t len,
+                                                          const uint8_t *bb, int64_t j,
+                                                          __m256i *sv)
+{
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
+    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                           4096, 8192, 16384, (short)0x8000);
+    unsigned vb = 0xFFFFu;
+    if (j + LANES <= len) {
+        *sv = NS_LOAD(row + j);
+        if (bb)
+            vb = NS_FN(ns_avx2_lanebits_)(bb, j);
+    } else {
+        *sv = NS_FN(ns_avx2_lastrows16_)(row, len, bb, &vb);
+    }
+    return _mm256_andnot_si256(
+        _mm256_cmpgt_epi16(_mm256_and_si256(*sv, abs7), inf0),
+        _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit));
+}
 NS_TARGET __attribute__((noinline, cold)) static void
 NS_FN(ns_avx2_values16_)(const T *row, int64_t len, const uint8_t *bb, int16_t *lo, int16_t *hi)
 {
-    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF);
     const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN);
-    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
-                                           4096, 8192, 16384, (short)0x8000);
     __m256i mn = smax, mx = smin;
     for (int64_t j = 0; j < len; j += LANES) {
-        unsigned vb = 0xFFFFu;
         __m256i sv;
-        if (j + LANES <= len) {
-            sv = NS_LOAD(row + j);
-            if (bb)
-                vb = NS_FN(ns_avx2_lanebits_)(bb, j);
-        } else {
-            sv = NS_FN(ns_avx2_lastrows16_)(row, len, bb, &vb);
-        }
-        const __m256i mag = _mm256_and_si256(sv, abs7);
-        const __m256i sel = _mm256_andnot_si256(
-            _mm256_cmpgt_epi16(mag, inf0),
-            _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit));
-        const __m256i k = _mm256_sign_epi16(mag, sv);
+        const __m256i sel = NS_FN(ns_avx2_numlanes16_)(row, len, bb, j, &sv);
+        const __m256i k = _mm256_sign_epi16(_mm256_and_si256(sv, abs7), sv);
         mn = _mm256_min_epi16(_mm256_blendv_epi8(smax, k, sel), mn);
         mx = _mm256_max_epi16(_mm256_blendv_epi8(smin, k, sel), mx);
     }
@@ -774,23 +784,10 @@ NS_FN(ns_avx2_values16_)(const T *row, int64_t len, const uint8_t *bb, int16_t *
 NS_TARGET __attribute__((noinline, cold)) static int
 NS_FN(ns_avx2_zsigns16_)(const T *row, int64_t len, const uint8_t *bb)
 {
-    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
-    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
-                                           4096, 8192, 16384, (short)0x8000);
     __m256i neg = _mm256_setzero_si256(), pos = neg;
     for (int64_t j = 0; j < len; j += LANES) {
-        unsigned vb = 0xFFFFu;
         __m256i sv;
-        if (j + LANES <= len) {
-            sv = NS_LOAD(row + j);
-            if (bb)
-                vb = NS_FN(ns_avx2_lanebits_)(bb, j);
-        } else {
-            sv = NS_FN(ns_avx2_lastrows16_)(row, len, bb, &vb);
-        }
-        const __m256i num = _mm256_andnot_si256(
-            _mm256_cmpgt_epi16(_mm256_and_si256(sv, abs7), inf0),
-            _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit));
+        const __m256i num = NS_FN(ns_avx2_numlanes16_)(row, len, bb, j, &sv);
         const __m256i sg = _mm256_srai_epi16(sv, 15);
         neg = _mm256_or_si256(neg, _mm256_and_si256(num, sg));
         pos = _mm256_or_si256(pos, _mm256_andnot_si256(sg, num));
