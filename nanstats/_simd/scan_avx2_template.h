@@ -1474,11 +1474,14 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
                                                              stop, stop1, lim, 0, &refb1);
         NS_LEAN16_COUNTS();
+        /* zs_: the zeros' signs once NS_ZSIGNS16 has passed over the page
+         * (-1 before), zsr_: the same from ns_lean16_rare_. */
         int lmode = 0, zs_ = -1, zsr_ = 0;
         const int64_t negc_ = cneg ? negc : -1; /* -1: not counted */
         if (__builtin_expect(NS_COMMON16(valid, nan), 1)) {
             /* The lanes taken (the rows, and those past the page in the last
-             * vectors), which only the zeros' signs need: computed there. */
+             * vectors), which only the zeros' signs need: computed there;
+             * negc as NS_ZEROFIX16 reads it, -1 where not counted. */
 #define lanes NS_LANES16(full, rest)
 #define negc negc_
             NS_END_COMMON16(pk, valid, nan);
