@@ -565,8 +565,8 @@ def test_zero_extremes_after_uncounted_pages_every_level(simd_level, kind, style
     ft = next(t for t in FLOAT_TYPES if t.width == 16)
     rng = np.random.default_rng(sum(map(ord, kind + style + end)))
     sign, pos_nan, neg_nan = 0x8000, 0x7C01, 0xFC01
-    def mags(k: int, lo: int = 1) -> list[int]:
-        return [int(m) for m in rng.integers(lo, 0x7800, k)]
+    def mags(k: int) -> list[int]:
+        return [int(m) for m in rng.integers(1, 0x7800, k)]
     def plain(k: int) -> tuple[list[int], list[bool]]:
         rows = [m | (sign if neg else 0) for m, neg in zip(mags(k), rng.random(k) < 0.5, strict=True)]
         rows[int(rng.integers(8, k))] = pos_nan
@@ -577,20 +577,16 @@ def test_zero_extremes_after_uncounted_pages_every_level(simd_level, kind, style
         ok[0] = True
         if style in ("min_neg", "min_neg_null"):
             rows = [m if rng.random() < 0.9 else 0 for m in mags(k)]
-            rows[0] = 0
-            j = int(rng.integers(1, k))
-            rows[j], ok[j] = sign, style == "min_neg"  # -0.0, valid or null
+            rows[0], rows[1], ok[1] = 0, sign, style == "min_neg"  # -0.0, valid or null
         elif style in ("max_pos", "max_pos_null"):
             rows = [m | sign if rng.random() < 0.9 else sign for m in mags(k)]
-            rows[0] = sign
-            j = int(rng.integers(1, k))
-            rows[j], ok[j] = 0, style == "max_pos"  # +0.0, valid or null
+            rows[0], rows[1], ok[1] = sign, 0, style == "max_pos"  # +0.0, valid or null
         elif style == "both_zero":
             rows = [sign if rng.random() < 0.5 else 0 for _ in range(k)]
             rows[0], rows[1], ok[1] = 0, sign, True
         else:
             rows = [0 if style == "plus_zeros" else sign] * k
-        for j in range(1, k):  # null rows: the other zero or a large value
+        for j in range(2, k):  # the other null rows: the other zero or a large value
             if not ok[j]:
                 rows[j] = (sign ^ rows[j]) if rng.random() < 0.5 else int(rng.integers(0x7000, 0x7BFF))
         nans = {"common": [], "rare": [pos_nan, pos_nan + 1], "one_nan": [neg_nan]}[end]

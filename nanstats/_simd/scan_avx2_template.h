@@ -724,11 +724,6 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
     return (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(w);
 }
 
-/* The smallest and largest psignw keys among the valid non-NaN rows of len
- * rows at row, validity from the bits at bb (NULL: every
- * row valid), into lo and hi (INT16_MAX and INT16_MIN when there is none).  The small-page
- * loop's one-sign modes run it over a page whose NaNs turned out to have
- * the other sign too (see ns_lean16_). */
 /* The cold passes' vector of rows from row j of len rows at row into *sv
  * (the last LANES rows where fewer are left: ns_avx2_lastrows16_), and its
  * lanes that hold a valid row that is not a NaN (validity bits at bb,
@@ -752,6 +747,11 @@ NS_TARGET static inline __m256i NS_FN(ns_avx2_numlanes16_)(const T *row, int64_t
         _mm256_cmpgt_epi16(_mm256_and_si256(*sv, abs7), inf0),
         _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit));
 }
+/* The smallest and largest psignw keys among the valid non-NaN rows of len
+ * rows at row, validity from the bits at bb (NULL: every
+ * row valid), into lo and hi (INT16_MAX and INT16_MIN when there is none).  The small-page
+ * loop's one-sign modes run it over a page whose NaNs turned out to have
+ * the other sign too (see ns_lean16_). */
 NS_TARGET __attribute__((noinline, cold)) static void
 NS_FN(ns_avx2_values16_)(const T *row, int64_t len, const uint8_t *bb, int16_t *lo, int16_t *hi)
 {
@@ -1475,8 +1475,8 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
                                                              stop, stop1, lim, 0, &refb1);
         NS_LEAN16_COUNTS();
         /* zs_: the zeros' signs once NS_ZSIGNS16 has passed over the page
-         * (-1 before), zsr_: the same from ns_lean16_rare_. */
-        int lmode = 0, zs_ = -1, zsr_ = 0;
+         * (-1 before); ns_lean16_rare_ sets *zs_io where it did. */
+        int lmode = 0, zs_ = -1;
         const int64_t negc_ = cneg ? negc : -1; /* -1: not counted */
         if (__builtin_expect(NS_COMMON16(valid, nan), 1)) {
             /* The lanes taken (the rows, and those past the page in the last
@@ -1493,14 +1493,14 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
             int w_ = wmode;
             int64_t r_ = nrun;
             lmode = NS_FN(ns_lean16_rare_)(vmin, vmax, kmin, kmax, row, rows, bb, nanc, negnan,
-                                           negc_, valid, pk, &w_, &r_, &zsr_);
+                                           negc_, valid, pk, &w_, &r_, zs_io);
             wmode = w_;
             nrun = r_;
         }
         ps++;
         pc += 4;
         pk += 4;
-        if (__builtin_expect(zs_ >= 0 || zsr_, 0)) {
+        if (__builtin_expect(!cneg && (zs_ >= 0 || *zs_io), 0)) {
             *zs_io = 1;
             break;
         }
