@@ -167,6 +167,11 @@ PAGE_TARGET = {20_000: 1.03, 1_000: 1.10}
 PAGE_BLOCKS = 5
 #: NaN rows in the float16 rows with few NaNs of both signs (shown, no target).
 FEW_NAN_FRAC = 0.001
+#: Null rows in the float16 rows of a sparse column (shown, no target): a page
+#: whose first valid row is a NaN then has no valid value near it, which cost
+#: AVX2 a scalar pass over the page until the thirtieth session (see
+#: docs/performance.rst).
+SPARSE_NULL_FRAC = 0.99
 #: Bytes of values in the in-cache page rows (shown, no target): the first
 #: values of the same column, read from the last-level cache, so that the page
 #: cost is the loop's own and not hidden under the read.  At 1e8 values a page
@@ -263,7 +268,8 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
         # Real data's NaNs mostly have one sign (np.nan is +NaN), and where
         # they have both they may be few: float16's loops choose a mode by
         # the NaNs' signs, so these are shown too (no target): +NaN only,
-        # and 0.1% NaN of both signs in one summary and in pages of 1,000.
+        # and 0.1% NaN of both signs in one summary and in pages of 1,000;
+        # and a sparse column (SPARSE_NULL_FRAC).
         pos = dtype == "float16"
         if pos:
             pos_values, pos_valid = make_column(dtype, args.size, args.nan_frac, 0.1,
@@ -271,10 +277,14 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
             pos_arrow = pa.array(pos_values, mask=~pos_valid)
             few_values, few_valid = make_column(dtype, args.size, FEW_NAN_FRAC, 0.1)
             few_arrow = pa.array(few_values, mask=~few_valid)
+            sparse_values, sparse_valid = make_column(dtype, args.size, args.nan_frac,
+                                                      SPARSE_NULL_FRAC)
+            sparse_arrow = pa.array(sparse_values, mask=~sparse_valid)
             for level in _kernels.simd_levels():
                 fns += [at_level(level, lambda: nanstats.summary(pos_arrow)),
                         at_level(level, lambda: nanstats.summary(few_arrow)),
-                        at_level(level, lambda: page_table(few_arrow, page_rows=1_000))]
+                        at_level(level, lambda: page_table(few_arrow, page_rows=1_000)),
+                        at_level(level, lambda: nanstats.summary(sparse_arrow))]
         times = best_interleaved(fns, args.repeat, clock=time.thread_time)
         plain, ceiling = times[0], min(times[:len(reads)])
         times = times[len(reads):]
@@ -282,8 +292,8 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
             t_mask_floor, times = times[0], times[1:]
         t_signs: list[float] = []
         if pos:
-            t_signs = times[-3 * len(_kernels.simd_levels()):]
-            times = times[:-3 * len(_kernels.simd_levels())]
+            t_signs = times[-4 * len(_kernels.simd_levels()):]
+            times = times[:-4 * len(_kernels.simd_levels())]
         _kernels.set_simd_level(level_before)
         check(dtype, "read ceiling, GB/s", gb / ceiling, None)
         check(dtype, "read ceiling without prefetch (numpy OR-reduce), GB/s", gb / plain, None)
@@ -309,13 +319,15 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
                   BYTES_TARGET if simd else None,
                   floor=ceiling / t_mask_floor if mask_floor else None)
         for i, level in enumerate(_kernels.simd_levels() if pos else []):
-            t_pos, t_few, t_few_pages = t_signs[3 * i:3 * i + 3]
+            t_pos, t_few, t_few_pages, t_sparse = t_signs[4 * i:4 * i + 4]
             check(dtype, f"[{level}] +NaN only, 10% nulls (Arrow bitmap), fraction of ceiling",
                   ceiling / t_pos, None)
             check(dtype, f"[{level}] {FEW_NAN_FRAC:.1%} NaN (both signs), 10% nulls (Arrow "
                   "bitmap), fraction of ceiling", ceiling / t_few, None)
             check(dtype, f"[{level}] {FEW_NAN_FRAC:.1%} NaN (both signs), pages of 1,000 "
                   "(Arrow nulls), fraction of ceiling", ceiling / t_few_pages, None)
+            check(dtype, f"[{level}] {SPARSE_NULL_FRAC:.0%} nulls (Arrow bitmap), fraction of "
+                  "ceiling", ceiling / t_sparse, None)
         # The compositions are timed in wall time, so nanstats here too.
         t_bytes = best(at_level(level_before, lambda: nanstats.summary(values, valid)),
                        args.repeat)
@@ -362,6 +374,7 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
                 check(dtype, f"[{level}] +NaN only, pages of 1,000 (Arrow nulls), "
                       "x one summary", ratio, None, higher_is_better=False, spread=(lo, hi))
             del pos_values, pos_valid, pos_arrow, few_values, few_valid, few_arrow
+            del sparse_values, sparse_valid, sparse_arrow
         if probe:
             # The floor's own pages of 1,000 rows (widen, blend, min, max, the
             # two reductions a page) against its one pass and against the

@@ -18,7 +18,7 @@ from nanstats.core.stats import page_table
 DTYPES = ["float16", "float32", "float64"]
 SIZES = [10_000, 1_000_000, 10_000_000]
 NAN_FRACS = [0.0, 0.001, 0.01, 0.5]  # 0.1%: few NaNs of both signs
-NULL_FRACS = [0.0, 0.1]
+NULL_FRACS = [0.0, 0.1, 0.99]  # 99%: a sparse column
 
 
 def _column(dtype: str, size: int, nan_frac: float, null_frac: float):

@@ -795,6 +795,79 @@ NS_FN(ns_avx2_zsigns16_)(const T *row, int64_t len, const uint8_t *bb)
     return (_mm256_testz_si256(neg, neg) ? 0 : 1) | (_mm256_testz_si256(pos, pos) ? 0 : 2);
 }
 
+/* The validity of the 64 rows from row r as bits (row r the lowest), for
+ * every kind of validity, from vpos as for ns_avx2_valid_; nbytes, the
+ * bitmap's bytes that may be read. */
+NS_TARGET static inline uint64_t NS_FN(ns_avx2_valid64_)(const int kind, const uint8_t *validity,
+                                                        int64_t nbytes, int64_t vpos, int64_t r)
+{
+    if (kind == NS_VALIDITY_NONE)
+        return ~(uint64_t)0;
+    if (kind == NS_VALIDITY_BITMAP)
+        return ns_validity_bits(validity, nbytes, vpos + r);
+    const __m256i z = _mm256_setzero_si256();
+    const uint8_t *b = validity + vpos + r;
+    const uint64_t zero =
+        (uint32_t)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)b), z)) |
+        (uint64_t)(uint32_t)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(b + 32)), z))
+            << 32;
+    return kind == NS_VALIDITY_NULL_BYTES ? zero : ~zero;
+}
+/* The value extremes (total-order keys) of the valid non-NaN rows among
+ * rows r.. of the rows rows at row, validity at vpos as for
+ * ns_avx2_valid_, where there are some: the general driver's for a page
+ * whose reference row is a NaN (no valid non-NaN row among the
+ * NS_REF16_ROWS after its first valid row) but which has values.  Blocks of 64 rows, those without a valid row skipped at
+ * once.  It was a scalar pass, eleven times the page's own on AVX2 with
+ * 99% nulls and 1% NaN: 727 us for one summary of 1e6 values, where
+ * AVX-512 took 54 (AMD Zen 4, the kernel alone). */
+NS_TARGET __attribute__((noinline, cold)) static void
+NS_FN(ns_avx2_valuekeys16_)(const T *row, int64_t rows, int64_t r, const int kind,
+                            const uint8_t *validity, int64_t vpos, int64_t *lo, int64_t *hi)
+{
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
+    const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN);
+    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                           4096, 8192, 16384, (short)0x8000);
+    const int64_t nbytes = kind == NS_VALIDITY_BITMAP ? ((vpos + rows - 1) >> 3) + 1 : 0;
+    __m256i mn = smax, mx = smin;
+    for (; r + 64 <= rows; r += 64) {
+        const uint64_t v = NS_FN(ns_avx2_valid64_)(kind, validity, nbytes, vpos, r);
+        if (!v)
+            continue;
+        for (int q = 0; q < 4; q++) {
+            const __m256i sv = NS_LOAD(row + r + LANES * q);
+            const __m256i sel = _mm256_andnot_si256(
+                _mm256_cmpgt_epi16(_mm256_and_si256(sv, abs7), inf0),
+                _mm256_cmpeq_epi16(
+                    _mm256_and_si256(_mm256_set1_epi16((short)(v >> (LANES * q))), lbit), lbit));
+            /* The total-order key: the magnitude's bits flipped where the
+             * sign is set (as ns_avx2_key_). */
+            const __m256i k = _mm256_xor_si256(sv, _mm256_and_si256(_mm256_srai_epi16(sv, 15), abs7));
+            mn = _mm256_min_epi16(_mm256_blendv_epi8(smax, k, sel), mn);
+            mx = _mm256_max_epi16(_mm256_blendv_epi8(smin, k, sel), mx);
+        }
+    }
+    int16_t a[LANES], b[LANES];
+    _mm256_storeu_si256((__m256i *)a, mn);
+    _mm256_storeu_si256((__m256i *)b, mx);
+    int64_t l = INT16_MAX, h = INT16_MIN; /* (the keys of NaN bits: no value's) */
+    for (int i = 0; i < LANES; i++) {
+        l = a[i] < l ? a[i] : l;
+        h = b[i] > h ? b[i] : h;
+    }
+    for (; r < rows; r++)
+        if (NS_FN(ns_avx2_valid_)(kind, validity, vpos, r) && !NS_FN(ns_avx2_isnan_)(row[r])) {
+            const int64_t k_ = NS_FN(ns_avx2_key_)(row[r]);
+            l = k_ < l ? k_ : l;
+            h = k_ > h ? k_ : h;
+        }
+    *lo = l;
+    *hi = h;
+}
+
 #define NS_KEY16(b) NS_FN(ns_avx2_key_)((T)(b))
 /* The four extremes at once, in lanes 0-3 (int16) of the result: min vmin,
  * max vmax, min kmin, max kmax, each accumulator reduced by phminposuw
@@ -1720,8 +1793,8 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             while (first < rows && !NS_VALID_ROW(first))
                 first++;
 #if NS_W == 16
-        /* A page with values past the rows looked through is finished by
-         * a scalar pass over them below. */
+        /* A page with values past the rows looked through has its value
+         * extremes from a pass over them below (ns_avx2_valuekeys16_). */
         if (first < rows && NS_FN(ns_avx2_isnan_)(row[first])) {
             const int64_t r_ = NS_FN(ns_avx2_ref16_)(row, rows, first + 1, kind, validity, vpos);
             first = r_ < rows ? r_ : first;
@@ -2042,16 +2115,8 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #if NS_W == 16
         /* The reference row is a NaN but the page has values: NaN lanes
          * stood in as that NaN, so the value extremes come from the rows. */
-        if (NS_FN(ns_avx2_isnan_)(refb) && valid - nan > 0) {
-            pk[0] = INT64_MAX;
-            pk[1] = INT64_MIN;
-            for (int64_t r = first; r < rows; r++)
-                if (NS_VALID_ROW(r) && !NS_FN(ns_avx2_isnan_)(row[r])) {
-                    const int64_t k_ = NS_FN(ns_avx2_key_)(row[r]);
-                    pk[0] = k_ < pk[0] ? k_ : pk[0];
-                    pk[1] = k_ > pk[1] ? k_ : pk[1];
-                }
-        }
+        if (NS_FN(ns_avx2_isnan_)(refb) && valid - nan > 0)
+            NS_FN(ns_avx2_valuekeys16_)(row, rows, first, kind, validity, vpos, &pk[0], &pk[1]);
 #endif
 #undef NS_VALID_ROW
     }
