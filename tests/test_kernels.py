@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import nanstats
 from nanstats import _kernels
 from nanstats.core.stats import ColumnStats
-from nanstats.core.table import StatsTable
+from nanstats.core.table import KEY_EMPTY_MAX, KEY_EMPTY_MIN, StatsTable
 from nanstats.testing import oracle
 from tests.strategies import FLOAT_TYPES, Column, columns, special_bits
 
@@ -310,9 +310,18 @@ _VALIDITY_KINDS = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BY
 def assert_pages_match_oracle(ft, bits, valid, starts, kind: str) -> None:  # type: ignore[no-untyped-def]
     """Every page's statistics from the kernel equal the slow oracle's."""
     col = Column(ft, bits, valid, starts, 0)
-    table = kernel_table(col, _VALIDITY_KINDS[kind], 0)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(kernel_table(col, _VALIDITY_KINDS[kind], 0), col)
+
+
+def assert_table_matches_oracle(table: StatsTable, col: Column) -> None:
+    """Every page's statistics equal the oracle's, and a page's keys of what
+    it lacks (values, NaNs) are the sentinels that merges rely on."""
+    want = oracle_pages(col)
+    assert [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))] == want
+    lacks = np.array([[w["value_min_bits"] is None, w["nan_min_bits"] is None] for w in want])
+    empty = np.array([KEY_EMPTY_MIN, KEY_EMPTY_MAX], np.int64)
+    assert (table.keys[lacks[:, 0], :2] == empty).all()
+    assert (table.keys[lacks[:, 1], 2:] == empty).all()
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
@@ -454,8 +463,61 @@ def test_sparse_pages_opening_with_a_nan_every_level(simd_level, ft, kind, bit_o
         bits = [b if ok else nan[0] for b, ok in zip(bits, valid, strict=True)]
     col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
     table = kernel_table(col, _VALIDITY_KINDS[kind], bit_offset)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("bit_offset", [0, 3])
+@pytest.mark.parametrize("signs", ["both", "plus"])
+def test_sparse_and_empty_pages_in_runs_every_level(simd_level, ft, bit_offset, signs) -> None:
+    # The AVX2 float16 page loops find a bitmap page's first valid row past
+    # its first 64 rows a word at a time, and mode 0's loop (pages at a
+    # byte: bit offset 0 here) takes a page with no valid row too.  Runs of
+    # pages at a byte or not: plain pages, sparse ones (a few valid rows,
+    # the first of them 64 to 900 rows in, at a word's edge or not), pages
+    # with no valid row, pages whose valid rows are NaNs only; NaNs of both
+    # signs, or +NaN only (the loops' one-sign mode).  The null rows hold
+    # NaNs and the largest finite values, which must reach no extreme.
+    rng = np.random.default_rng(31 + bit_offset + len(signs))
+    sign = int(ft.sign_mask)
+    nans = [int(ft.inf_bits) | 1, int(ft.abs_mask)] + (
+        [sign | int(ft.inf_bits) | 3, sign | int(ft.abs_mask)] if signs == "both" else [])
+    junk = nans + [int(ft.inf_bits) - 1, sign | (int(ft.inf_bits) - 1)]
+    def value() -> int:
+        return int(rng.integers(1, int(ft.inf_bits) >> 1)) | (sign if rng.random() < 0.5 else 0)
+    bits: list[int] = []
+    valid: list[bool] = []
+    starts: list[int] = []
+    def page(length: int, style: str) -> None:
+        rows = [junk[i] for i in rng.integers(0, len(junk), length)]
+        ok = [False] * length
+        if style == "plain":
+            for j in range(length):
+                if rng.random() < 0.9:
+                    rows[j], ok[j] = (nans[int(rng.integers(0, len(nans)))]
+                                      if rng.random() < 0.02 else value()), True
+        elif style.startswith("sparse"):
+            first = int(style[6:])
+            for j in [first] + rng.integers(first + 1, length, 3).tolist():
+                rows[j], ok[j] = value(), True
+            j = int(rng.integers(first + 1, length))
+            rows[j], ok[j] = nans[0], True
+        elif style == "nans":
+            for j in rng.integers(0, length, 5).tolist():
+                rows[j], ok[j] = nans[int(rng.integers(0, len(nans)))], True
+        starts.append(len(bits))
+        bits.extend(rows)
+        valid.extend(ok)
+    layout = ([(1000, "plain")] * 3 + [(1000, "sparse64"), (1000, "empty"), (1000, "plain"),
+              (2048, "sparse127"), (1000, "sparse900"), (1000, "empty"), (1000, "empty"),
+              (96, "empty"), (1000, "nans"), (1000, "plain"), (1000, "sparse200")]
+              + [(1000, "plain")] * 20 + [(4096, "sparse1000"), (1000, "empty"),
+              (1000, "plain"), (1000, "plain")])
+    for length, style in layout:
+        page(length, style)
+    col = Column(ft, bits, valid, starts, 0)
+    table = kernel_table(col, _VALIDITY_KINDS["bitmap"], bit_offset)
+    assert_table_matches_oracle(table, col)
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)

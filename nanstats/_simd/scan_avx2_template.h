@@ -1137,11 +1137,28 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
          * page's, cleared; bzhi reads its index's low byte only). */
         const int64_t rows = stop - start;
         const uint64_t w = NS_FN(ns_avx2_load8_)(validity + (pos >> 3));
-        const uint64_t w0 =
+        uint64_t w0 =
             _bzhi_u64(any_bit ? w >> (pos & 7) : w, (unsigned)(rows < 64 ? rows : 64));
-        if (!w0)
-            return 0;
         first = (int64_t)_tzcnt_u64(w0);
+        if (__builtin_expect(!w0, 0)) {
+            /* Past the first word, 64 rows a word from a byte on (rows
+             * below the page's lim: its bytes and 8 past them are there).
+             * A page with no valid row takes +0.0 as its row in mode 0's
+             * loop, whose end for a page without values
+             * (ns_lean16_rare_) reads no extreme; the loop for every mode
+             * leaves it to the general driver. */
+            for (first = 64 - (pos & 7); first < rows; first += 64) {
+                w0 = _bzhi_u64(NS_FN(ns_avx2_load8_)(validity + ((pos + first) >> 3)),
+                               (unsigned)(rows - first < 64 ? rows - first : 64));
+                if (w0)
+                    break;
+            }
+            if (!w0) {
+                *refb_out = 0;
+                return !any_bit;
+            }
+            first += (int64_t)_tzcnt_u64(w0);
+        }
     }
     const T refb = d[start + first];
     *refb_out = refb;
