@@ -181,6 +181,41 @@ NS_TARGET static inline int NS_FN(ns_avx2_valid_)(const int kind, const uint8_t 
                : (validity[vpos + r] != 0) ^ (kind == NS_VALIDITY_NULL_BYTES);
 }
 
+/* The page's first valid row (rows where it has none) of rows rows, its
+ * validity from vpos as for ns_avx2_valid_: 64 rows a word of a bitmap,
+ * 32 a vector of a byte mask.  Row by row, a page of 1,000 rows with 99.9%
+ * nulls cost the general driver some 300 ns (AMD Zen 4, AVX2, float32:
+ * pages of 1,000 rows 3.5 times one summary, where AVX-512 read 1.1). */
+NS_TARGET static inline int64_t NS_FN(ns_avx2_firstvalid_)(const int kind, const uint8_t *validity,
+                                                          int64_t nbytes, int64_t vpos,
+                                                          int64_t rows)
+{
+    int64_t r = 0;
+    if (kind == NS_VALIDITY_NONE)
+        return 0;
+    if (kind == NS_VALIDITY_BITMAP) {
+        for (; r < rows; r += 64) {
+            const uint64_t w = ns_validity_bits(validity, nbytes, vpos + r);
+            if (w) {
+                r += __builtin_ctzll(w); /* (past the page: none) */
+                break;
+            }
+        }
+        return r < rows ? r : rows;
+    }
+    const __m256i z = _mm256_setzero_si256();
+    for (; r + 32 <= rows; r += 32) {
+        const uint32_t zero = (uint32_t)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(validity + vpos + r)), z));
+        const uint32_t ok = kind == NS_VALIDITY_NULL_BYTES ? zero : ~zero;
+        if (ok)
+            return r + __builtin_ctz(ok);
+    }
+    while (r < rows && !NS_FN(ns_avx2_valid_)(kind, validity, vpos, r))
+        r++;
+    return r;
+}
+
 #if NS_W == 16
 /* Float16 stands a non-NaN row of the page in for its NaN lanes: where the
  * page's first valid row is a NaN, the first valid row that is not a NaN
@@ -1791,24 +1826,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
          * NaN lanes of the value extremes). */
         const int64_t vpos = kind == NS_VALIDITY_BITMAP ? bit_offset + start : start;
 #define NS_VALID_ROW(r) NS_FN(ns_avx2_valid_)(kind, validity, vpos, (r))
-        int64_t first = 0;
-#if NS_W == 16
-        if (kind == NS_VALIDITY_BITMAP) {
-            /* The first set bit of the page's first 64 (one load and a
-             * shift where the bitmap has 9 bytes left, a count of trailing
-             * zeros); the row-by-row walk only past them. */
-            const uint64_t w0_ = ns_validity_bits(validity, validity_nbytes, bit_offset + start);
-            first = w0_ ? __builtin_ctzll(w0_) : 64;
-            if (!w0_) /* past the first 64 row by row */
-                while (first < rows && !NS_VALID_ROW(first))
-                    first++;
-            if (first > rows)
-                first = rows;
-        } else
-#endif
-        if (kind != NS_VALIDITY_NONE)
-            while (first < rows && !NS_VALID_ROW(first))
-                first++;
+        int64_t first = NS_FN(ns_avx2_firstvalid_)(kind, validity, validity_nbytes, vpos, rows);
 #if NS_W == 16
         /* A page with values past the rows looked through has its value
          * extremes from a pass over them below (ns_avx2_valuekeys16_). */
