@@ -57,6 +57,18 @@ def kernel_table(col: Column, validity_kind: int, bit_offset: int = 0) -> StatsT
     return StatsTable(col.ft, counts, keys)
 
 
+def assert_table_matches_oracle(table: StatsTable, col: Column) -> None:
+    """Every page's statistics equal the oracle's, and a page's keys of what
+    it lacks (values, NaNs) are the sentinels that merges rely on."""
+    want = oracle_pages(col)
+    assert [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))] == want
+    lacks = np.array([[w["value_min_bits"] is None, w["nan_min_bits"] is None] for w in want],
+                     bool).reshape(-1, 2)
+    empty = np.array([KEY_EMPTY_MIN, KEY_EMPTY_MAX], np.int64)
+    assert (table.keys[lacks[:, 0], :2] == empty).all()
+    assert (table.keys[lacks[:, 1], 2:] == empty).all()
+
+
 @given(columns())
 def test_page_stats_match_oracle(col: Column) -> None:
     pages = nanstats.page_stats(col.values(), col.mask(), page_starts=col.page_starts)
@@ -66,15 +78,13 @@ def test_page_stats_match_oracle(col: Column) -> None:
 @given(columns(), st.integers(0, 70))
 def test_bitmap_validity_at_any_bit_offset(col: Column, bit_offset: int) -> None:
     table = kernel_table(col, _kernels.VALIDITY_BITMAP, bit_offset)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 @given(columns())
 def test_null_byte_validity_matches_oracle(col: Column) -> None:
     table = kernel_table(col, _kernels.VALIDITY_NULL_BYTES)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 @given(columns())
@@ -177,8 +187,7 @@ def test_long_columns_with_nan_bursts_every_level(simd_level, ft, kind) -> None:
     kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
              "null_bytes": _kernels.VALIDITY_NULL_BYTES, "bitmap": _kernels.VALIDITY_BITMAP}
     table = kernel_table(col, kinds[kind], 5)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 @pytest.mark.parametrize("level", _kernels.simd_levels())
@@ -189,13 +198,9 @@ def test_every_level_matches_oracle(level: str, col: Column) -> None:
         _kernels.set_simd_level(level)
         for kind, offset in ((_kernels.VALIDITY_BITMAP, 6), (_kernels.VALIDITY_BYTES, 0),
                              (_kernels.VALIDITY_NULL_BYTES, 0)):
-            table = kernel_table(col, kind, offset)
-            got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-            assert got == oracle_pages(col), (level, kind)
+            assert_table_matches_oracle(kernel_table(col, kind, offset), col)
         if col.valid is None:
-            table = kernel_table(col, _kernels.VALIDITY_NONE)
-            got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-            assert got == oracle_pages(col), level
+            assert_table_matches_oracle(kernel_table(col, _kernels.VALIDITY_NONE), col)
     finally:
         _kernels.set_simd_level(before)
 
@@ -298,8 +303,7 @@ def test_zero_signs_and_nan_reference_rows_every_level(simd_level, ft, kind, bit
     kinds = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
              "null_bytes": _kernels.VALIDITY_NULL_BYTES, "bitmap": _kernels.VALIDITY_BITMAP}
     table = kernel_table(col, kinds[kind], bit_offset)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 _VALIDITY_KINDS = {"none": _kernels.VALIDITY_NONE, "bytes": _kernels.VALIDITY_BYTES,
@@ -311,17 +315,6 @@ def assert_pages_match_oracle(ft, bits, valid, starts, kind: str) -> None:  # ty
     """Every page's statistics from the kernel equal the slow oracle's."""
     col = Column(ft, bits, valid, starts, 0)
     assert_table_matches_oracle(kernel_table(col, _VALIDITY_KINDS[kind], 0), col)
-
-
-def assert_table_matches_oracle(table: StatsTable, col: Column) -> None:
-    """Every page's statistics equal the oracle's, and a page's keys of what
-    it lacks (values, NaNs) are the sentinels that merges rely on."""
-    want = oracle_pages(col)
-    assert [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))] == want
-    lacks = np.array([[w["value_min_bits"] is None, w["nan_min_bits"] is None] for w in want])
-    empty = np.array([KEY_EMPTY_MIN, KEY_EMPTY_MAX], np.int64)
-    assert (table.keys[lacks[:, 0], :2] == empty).all()
-    assert (table.keys[lacks[:, 1], 2:] == empty).all()
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
@@ -548,8 +541,7 @@ def test_pages_opening_with_null_runs_every_level(simd_level, ft, kind, bit_offs
     starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
     col = Column(ft, bits, valid, starts, 0)
     table = kernel_table(col, _VALIDITY_KINDS[kind], bit_offset)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
@@ -608,8 +600,7 @@ def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
         valid[s] = True
     col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
     table = kernel_table(col, _VALIDITY_KINDS[kind], 0)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
@@ -657,8 +648,7 @@ def test_pages_opening_with_a_nan_in_every_mode_every_level(simd_level, ft, kind
         valid += ok
     col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
     table = kernel_table(col, _VALIDITY_KINDS[kind], bit_offset)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 @pytest.mark.parametrize("kind", ["none", "bitmap"])
@@ -719,8 +709,7 @@ def test_zero_extremes_after_uncounted_pages_every_level(simd_level, kind, style
         valid += ok
     col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
     table = kernel_table(col, _VALIDITY_KINDS[kind], 0)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
@@ -785,8 +774,7 @@ def test_runs_of_small_pages_every_level(simd_level, ft, kind, bit_offset) -> No
     starts.append(len(bits) - 40)
     col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
     table = kernel_table(col, _VALIDITY_KINDS[kind], bit_offset)
-    got = [as_dict(ColumnStats.from_table(table, i)) for i in range(len(table))]
-    assert got == oracle_pages(col)
+    assert_table_matches_oracle(table, col)
 
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
