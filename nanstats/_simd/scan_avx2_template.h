@@ -181,39 +181,45 @@ NS_TARGET static inline int NS_FN(ns_avx2_valid_)(const int kind, const uint8_t 
                : (validity[vpos + r] != 0) ^ (kind == NS_VALIDITY_NULL_BYTES);
 }
 
-/* The page's first valid row (rows where it has none) of rows rows, its
- * validity from vpos as for ns_avx2_valid_: 64 rows a word of a bitmap,
- * 32 a vector of a byte mask.  Row by row, a page of 1,000 rows with 99.9%
- * nulls cost the general driver some 300 ns (AMD Zen 4, AVX2, float32:
- * pages of 1,000 rows 3.5 times one summary, where AVX-512 read 1.1). */
+/* The validity of the 64 rows from row r as bits (row r the lowest), for
+ * every kind of validity, from vpos as for ns_avx2_valid_; nbytes, the
+ * bitmap's bytes that may be read. */
+NS_TARGET static inline uint64_t NS_FN(ns_avx2_valid64_)(const int kind, const uint8_t *validity,
+                                                        int64_t nbytes, int64_t vpos, int64_t r)
+{
+    if (kind == NS_VALIDITY_NONE)
+        return ~(uint64_t)0;
+    if (kind == NS_VALIDITY_BITMAP)
+        return ns_validity_bits(validity, nbytes, vpos + r);
+    const __m256i z = _mm256_setzero_si256();
+    const uint8_t *b = validity + vpos + r;
+    const uint64_t zero =
+        (uint32_t)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)b), z)) |
+        (uint64_t)(uint32_t)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(b + 32)), z))
+            << 32;
+    return kind == NS_VALIDITY_NULL_BYTES ? zero : ~zero;
+}
+/* The first valid row of rows rows (rows where there is none), validity
+ * as for ns_avx2_valid64_: 64 rows a step (a byte mask's last rows one by
+ * one, as its bytes past the rows may not be there).  Row by row, a page of
+ * 1,000 rows with 99.9% nulls cost the general driver some 300 ns (AMD Zen
+ * 4, AVX2, float32: pages of 1,000 rows 3.5 times one summary, where
+ * AVX-512 read 1.1). */
 NS_TARGET static inline int64_t NS_FN(ns_avx2_firstvalid_)(const int kind, const uint8_t *validity,
                                                           int64_t nbytes, int64_t vpos,
                                                           int64_t rows)
 {
     int64_t r = 0;
-    if (kind == NS_VALIDITY_NONE)
-        return 0;
-    if (kind == NS_VALIDITY_BITMAP) {
-        for (; r < rows; r += 64) {
-            const uint64_t w = ns_validity_bits(validity, nbytes, vpos + r);
-            if (w) {
-                r += __builtin_ctzll(w); /* (past the page: none) */
-                break;
-            }
-        }
-        return r < rows ? r : rows;
-    }
-    const __m256i z = _mm256_setzero_si256();
-    for (; r + 32 <= rows; r += 32) {
-        const uint32_t zero = (uint32_t)_mm256_movemask_epi8(
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(validity + vpos + r)), z));
-        const uint32_t ok = kind == NS_VALIDITY_NULL_BYTES ? zero : ~zero;
-        if (ok)
-            return r + __builtin_ctz(ok);
+    for (; r < rows && (kind == NS_VALIDITY_BITMAP || r + 64 <= rows); r += 64) {
+        const uint64_t v = NS_FN(ns_avx2_valid64_)(kind, validity, nbytes, vpos, r);
+        if (v) /* (a bit past the rows: none) */
+            return r + __builtin_ctzll(v) < rows ? r + __builtin_ctzll(v) : rows;
     }
     while (r < rows && !NS_FN(ns_avx2_valid_)(kind, validity, vpos, r))
         r++;
-    return r;
+    return r < rows ? r : rows;
 }
 
 #if NS_W == 16
@@ -759,6 +765,17 @@ NS_FN(ns_avx2_nanlo16_)(const T *row, int64_t len, const uint8_t *bb)
     return (uint16_t)~NS_FN(ns_avx2_hmaxu16_)(w);
 }
 
+/* The lanes of the vector sv that hold a valid row (bit i of vb, lane i)
+ * that is not a NaN: the cold passes' selection. */
+NS_TARGET static inline __m256i NS_FN(ns_avx2_numsel16_)(__m256i sv, unsigned vb)
+{
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
+    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                           4096, 8192, 16384, (short)0x8000);
+    return _mm256_andnot_si256(
+        _mm256_cmpgt_epi16(_mm256_and_si256(sv, abs7), inf0),
+        _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit));
+}
 /* The cold passes' vector of rows from row j of len rows at row into *sv
  * (the last LANES rows where fewer are left: ns_avx2_lastrows16_), and its
  * lanes that hold a valid row that is not a NaN (validity bits at bb,
@@ -767,9 +784,6 @@ NS_TARGET static inline __m256i NS_FN(ns_avx2_numlanes16_)(const T *row, int64_t
                                                           const uint8_t *bb, int64_t j,
                                                           __m256i *sv)
 {
-    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
-    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
-                                           4096, 8192, 16384, (short)0x8000);
     unsigned vb = 0xFFFFu;
     if (j + LANES <= len) {
         *sv = NS_LOAD(row + j);
@@ -778,9 +792,7 @@ NS_TARGET static inline __m256i NS_FN(ns_avx2_numlanes16_)(const T *row, int64_t
     } else {
         *sv = NS_FN(ns_avx2_lastrows16_)(row, len, bb, &vb);
     }
-    return _mm256_andnot_si256(
-        _mm256_cmpgt_epi16(_mm256_and_si256(*sv, abs7), inf0),
-        _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)vb), lbit), lbit));
+    return NS_FN(ns_avx2_numsel16_)(*sv, vb);
 }
 /* The smallest and largest psignw keys among the valid non-NaN rows of len
  * rows at row, validity from the bits at bb (NULL: every
@@ -830,42 +842,20 @@ NS_FN(ns_avx2_zsigns16_)(const T *row, int64_t len, const uint8_t *bb)
     return (_mm256_testz_si256(neg, neg) ? 0 : 1) | (_mm256_testz_si256(pos, pos) ? 0 : 2);
 }
 
-/* The validity of the 64 rows from row r as bits (row r the lowest), for
- * every kind of validity, from vpos as for ns_avx2_valid_; nbytes, the
- * bitmap's bytes that may be read. */
-NS_TARGET static inline uint64_t NS_FN(ns_avx2_valid64_)(const int kind, const uint8_t *validity,
-                                                        int64_t nbytes, int64_t vpos, int64_t r)
-{
-    if (kind == NS_VALIDITY_NONE)
-        return ~(uint64_t)0;
-    if (kind == NS_VALIDITY_BITMAP)
-        return ns_validity_bits(validity, nbytes, vpos + r);
-    const __m256i z = _mm256_setzero_si256();
-    const uint8_t *b = validity + vpos + r;
-    const uint64_t zero =
-        (uint32_t)_mm256_movemask_epi8(
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)b), z)) |
-        (uint64_t)(uint32_t)_mm256_movemask_epi8(
-            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(b + 32)), z))
-            << 32;
-    return kind == NS_VALIDITY_NULL_BYTES ? zero : ~zero;
-}
 /* The value extremes (total-order keys) of the valid non-NaN rows among
  * rows r.. of the rows rows at row, validity at vpos as for
  * ns_avx2_valid_, where there are some: the general driver's for a page
  * whose reference row is a NaN (no valid non-NaN row among the
- * NS_REF16_ROWS after its first valid row) but which has values.  Blocks of 64 rows, those without a valid row skipped at
- * once.  It was a scalar pass, eleven times the page's own on AVX2 with
+ * NS_REF16_ROWS after its first valid row) but which has values.  Blocks
+ * of 64 rows, those without a valid row skipped at once.  It was a scalar pass, eleven times the page's own on AVX2 with
  * 99% nulls and 1% NaN: 727 us for one summary of 1e6 values, where
  * AVX-512 took 54 (AMD Zen 4, the kernel alone). */
 NS_TARGET __attribute__((noinline, cold)) static void
 NS_FN(ns_avx2_valuekeys16_)(const T *row, int64_t rows, int64_t r, const int kind,
                             const uint8_t *validity, int64_t vpos, int64_t *lo, int64_t *hi)
 {
-    const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00);
+    const __m256i abs7 = _mm256_set1_epi16(0x7FFF);
     const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN);
-    const __m256i lbit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
-                                           4096, 8192, 16384, (short)0x8000);
     const int64_t nbytes = kind == NS_VALIDITY_BITMAP ? ((vpos + rows - 1) >> 3) + 1 : 0;
     __m256i mn = smax, mx = smin;
     for (; r + 64 <= rows; r += 64) {
@@ -874,10 +864,7 @@ NS_FN(ns_avx2_valuekeys16_)(const T *row, int64_t rows, int64_t r, const int kin
             continue;
         for (int q = 0; q < 4; q++) {
             const __m256i sv = NS_LOAD(row + r + LANES * q);
-            const __m256i sel = _mm256_andnot_si256(
-                _mm256_cmpgt_epi16(_mm256_and_si256(sv, abs7), inf0),
-                _mm256_cmpeq_epi16(
-                    _mm256_and_si256(_mm256_set1_epi16((short)(v >> (LANES * q))), lbit), lbit));
+            const __m256i sel = NS_FN(ns_avx2_numsel16_)(sv, (unsigned)(v >> (LANES * q)));
             /* The total-order key: the magnitude's bits flipped where the
              * sign is set (as ns_avx2_key_). */
             const __m256i k = _mm256_xor_si256(sv, _mm256_and_si256(_mm256_srai_epi16(sv, 15), abs7));
@@ -1172,27 +1159,22 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
          * page's, cleared; bzhi reads its index's low byte only). */
         const int64_t rows = stop - start;
         const uint64_t w = NS_FN(ns_avx2_load8_)(validity + (pos >> 3));
-        uint64_t w0 =
+        const uint64_t w0 =
             _bzhi_u64(any_bit ? w >> (pos & 7) : w, (unsigned)(rows < 64 ? rows : 64));
         first = (int64_t)_tzcnt_u64(w0);
         if (__builtin_expect(!w0, 0)) {
-            /* Past the first word, 64 rows a word from a byte on (rows
-             * below the page's lim: its bytes and 8 past them are there).
-             * A page with no valid row takes +0.0 as its row in mode 0's
+            /* Past the first word (ns_avx2_firstvalid_; from the page's
+             * first row again, a cold path).  A page with no valid row
+             * takes +0.0 as its row in mode 0's
              * loop, whose end for a page without values
              * (ns_lean16_rare_) reads no extreme; the loop for every mode
              * leaves it to the general driver. */
-            for (first = 64 - (pos & 7); first < rows; first += 64) {
-                w0 = _bzhi_u64(NS_FN(ns_avx2_load8_)(validity + ((pos + first) >> 3)),
-                               (unsigned)(rows - first < 64 ? rows - first : 64));
-                if (w0)
-                    break;
-            }
-            if (!w0) {
+            first = NS_FN(ns_avx2_firstvalid_)(kind, validity, ((pos + rows - 1) >> 3) + 1, pos,
+                                               rows);
+            if (first >= rows) {
                 *refb_out = 0;
                 return !any_bit;
             }
-            first += (int64_t)_tzcnt_u64(w0);
         }
     }
     const T refb = d[start + first];
