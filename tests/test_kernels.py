@@ -851,6 +851,85 @@ def test_sparse_nans_of_both_signs_every_level(simd_level, ft, kind) -> None:
 
 @pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
 @pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
+@pytest.mark.parametrize("sign", ["+", "-"])
+def test_few_nans_of_one_sign_in_lanes_every_level(simd_level, ft, kind, sign) -> None:
+    # The AVX2 float16 page loop finds the other end of a page's few NaNs
+    # of one sign from its accumulators' lanes when each NaN had a lane of
+    # its own (rows apart by a multiple of 16 share one), else from a pass
+    # over the rows.  Pages of 2 to 17 NaNs of one sign: in lanes of their
+    # own, two in one lane with the page's other end among them (first or
+    # second in its lane), 16 filling every lane, 17; the same payload
+    # twice; NaN bits under nulls in lanes of their own (no NaN of the
+    # page); the other end in the page's last rows (read past the page).
+    # Each page follows one holding NaNs of both signs, so that the loop is
+    # in the mode that keeps both.
+    rng = np.random.default_rng(83)
+    top = int(ft.abs_mask ^ ft.inf_bits)
+    s_bit = int(ft.sign_mask) if sign == "-" else 0
+
+    def finite(k: int) -> list[int]:
+        return [int(m) | (int(ft.sign_mask) if neg else 0) for m, neg in
+                zip(rng.integers(0, int(ft.inf_bits), k, dtype=np.uint64), rng.random(k) < 0.5,
+                    strict=True)]
+
+    def nan(payload: int, s: int = s_bit) -> int:
+        return int(ft.inf_bits) | payload | s
+
+    pages: list[list[int]] = []
+    nulls: list[int] = []  # rows that must be null
+    forced: list[int] = []  # rows that must be valid
+
+    def add(rows: list[int], placed: dict[int, int], null_nans: tuple[int, ...] = ()) -> None:
+        mixed = finite(1000)
+        mixed[100], mixed[301] = nan(5, 0), nan(7, int(ft.sign_mask))
+        base = sum(map(len, pages))
+        forced.extend([base, base + 100, base + 301])
+        pages.append(mixed)
+        base += 1000
+        for at, payload in placed.items():
+            rows[at] = nan(payload)
+            forced.append(base + at)
+        for at in null_nans:
+            rows[at] = nan(1)  # smaller than any NaN of the page
+            nulls.append(base + at)
+        forced.append(base)
+        pages.append(rows)
+
+    for length in (1000, 200, 4096):
+        for k in (2, 3, 5, 9):
+            lanes = rng.choice(16, k, replace=False)
+            at = [int(lane) + 16 * int(rng.integers(1, length // 16 - 1)) for lane in lanes]
+            add(finite(length), {a: int(rng.integers(2, top + 1)) for a in at})
+        # Two NaNs in one lane, the smallest payload first or second in it.
+        for first in (True, False):
+            a, b = 16 * 3 + 5, 16 * 9 + 5
+            placed = {a: 2 if first else top, b: top if first else 2, 16 * 4 + 1: top - 1}
+            add(finite(length), placed)
+        # Every lane, and one more.
+        for k in (16, 17):
+            at = [16 + i for i in range(16)] + ([16 + 16 * 5] if k == 17 else [])
+            add(finite(length), {a: int(rng.integers(2, top + 1)) for a in at})
+        # One payload twice, in lanes of their own.
+        add(finite(length), {33: 9, 50: 9, 71: top})
+        # NaN bits under nulls in lanes the page's NaNs leave free.
+        add(finite(length), {40: 9, 61: top}, null_nans=(42, 75, 90))
+        # The other end in the last rows.
+        add(finite(length), {length - 1: 2, length - 40: top, 17: top})
+    bits = [b for p in pages for b in p]
+    starts = np.cumsum([0] + [len(p) for p in pages[:-1]]).tolist()
+    valid = (rng.random(len(bits)) > 0.1).tolist()
+    for i in forced:
+        valid[i] = True
+    for i in nulls:
+        valid[i] = False
+    if kind == "none":
+        for i in nulls:  # without nulls those rows are values instead
+            bits[i] = finite(1)[0]
+    assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
+
+
+@pytest.mark.parametrize("ft", FLOAT_TYPES, ids=lambda t: t.physical_type)
+@pytest.mark.parametrize("kind", ["none", "bytes", "bitmap"])
 def test_ordered_and_repeated_values_every_level(simd_level, ft, kind) -> None:
     # The portable float64 loop updates its extremes only for a row outside
     # those seen so far (a NaN always is): columns where every row is a new

@@ -1022,6 +1022,39 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_onenan16_)(__m256i kmin, __m256i 
     return (uint16_t)(NS_FN(ns_avx2_hmaxu16_)(_mm256_xor_si256(kmax, _mm256_set1_epi16((short)0x8000))) ^
                       0x8000);
 }
+/* The smallest bits among a whole page's NaNs, nanc of them and all of one
+ * sign (neg: -NaN), from the mode-0 accumulators where each NaN had a lane
+ * of its own: the lanes holding a NaN's key (above +inf's in kmax, below
+ * -inf's in kmin: null lanes hold the reference row, a value) are then as
+ * many as the NaNs, and hold their keys; 0 where they are fewer (NaNs that
+ * shared a lane: the lean NaN pass decides).  A page's accumulators only:
+ * a page put together from stretches holds broadcast extremes
+ * (NS_AFTER_PM16).  Two NaNs share one of the 16 lanes one time in 16, so
+ * most pages whose few NaNs have one sign (one page in ten at 0.1% NaN of
+ * both signs) no longer go over their rows again. */
+NS_TARGET static inline uint16_t NS_FN(ns_avx2_nanlanes16_)(__m256i kmin, __m256i kmax,
+                                                           int64_t neg, int64_t nanc)
+{
+    const __m256i inf0 = _mm256_set1_epi16(0x7C00);
+    if (neg) {
+        const __m256i m = _mm256_cmpgt_epi16(_mm256_set1_epi16(-0x7C00), kmin);
+        if (__builtin_popcount((uint32_t)_mm256_movemask_epi8(m)) != 2 * nanc)
+            return 0;
+        /* The largest key (the -NaN nearest zero), through x ^ 0x8000. */
+        const __m256i x = _mm256_blendv_epi8(_mm256_set1_epi16(INT16_MIN), kmin, m);
+        const int16_t k = (int16_t)(NS_FN(ns_avx2_hmaxu16_)(
+                                        _mm256_xor_si256(x, _mm256_set1_epi16((short)0x8000))) ^
+                                    0x8000);
+        return (uint16_t)(0x8000 | -k);
+    }
+    const __m256i m = _mm256_cmpgt_epi16(kmax, inf0);
+    if (__builtin_popcount((uint32_t)_mm256_movemask_epi8(m)) != 2 * nanc)
+        return 0;
+    /* The least key (the smallest +NaN), through x ^ 0x7FFF. */
+    const __m256i x = _mm256_blendv_epi8(_mm256_set1_epi16(INT16_MAX), kmax, m);
+    return (uint16_t)(NS_FN(ns_avx2_hmaxu16_)(_mm256_xor_si256(x, _mm256_set1_epi16(0x7FFF))) ^
+                      0x7FFF);
+}
 /* Non-NaN lanes with the sign set and clear, from the counts (lanes that
  * hold the reference row in place of a null change neither), or where the
  * loop did not count the sign bits (negc -1: mode 0's page loop, see
@@ -1045,8 +1078,12 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_onenan16_)(__m256i kmin, __m256i 
     do {                                                                      \
         if (nanc > (nanc0)) {                                                 \
             if ((negnan == 0 || negnan == nanc) && !((WHOLE) && nanc == 1)) { \
-                const uint16_t lo_ = nanc == 1 ? NS_FN(ns_avx2_onenan16_)(kmin, kmax, negnan) \
-                                               : NS_FN(ns_avx2_nanlo16_)((crow), (len), (bb)); \
+                uint16_t lo_ = nanc == 1 ? NS_FN(ns_avx2_onenan16_)(kmin, kmax, negnan) \
+                               : (WHOLE) && nanc <= LANES                     \
+                                   ? NS_FN(ns_avx2_nanlanes16_)(kmin, kmax, negnan, nanc) \
+                                   : 0;                                       \
+                if (!lo_)                                                     \
+                    lo_ = NS_FN(ns_avx2_nanlo16_)((crow), (len), (bb));       \
                 nanlo = lo_ < nanlo ? lo_ : nanlo;                            \
             }                                                                 \
             const int64_t cneg_ = negnan - (negnan0);                         \
