@@ -1031,7 +1031,10 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_onenan16_)(__m256i kmin, __m256i 
  * a page put together from stretches holds broadcast extremes
  * (NS_AFTER_PM16).  Two NaNs share one of the 16 lanes one time in 16, so
  * most pages whose few NaNs have one sign (one page in ten at 0.1% NaN of
- * both signs) no longer go over their rows again. */
+ * both signs) no longer go over their rows again.  AMD Zen 4, pages of
+ * 1,000 rows with a bitmap, the kernel alone (both builds in one process):
+ * in L3 0.3% NaN 82.1 -> 73.8 us, 0.1% 76.3 -> 73.3 (no NaN 70.7); at 1e8
+ * values 0.1% 9.23-9.26 -> 8.87-8.93 ms, 1% 7.73-7.76 -> 7.68-7.71. */
 NS_TARGET static inline uint16_t NS_FN(ns_avx2_nanlanes16_)(__m256i kmin, __m256i kmax,
                                                            int64_t neg, int64_t nanc)
 {
