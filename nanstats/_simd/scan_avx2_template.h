@@ -1042,25 +1042,19 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_onenan16_)(__m256i kmin, __m256i 
 NS_TARGET static inline uint16_t NS_FN(ns_avx2_nanlanes16_)(__m256i kmin, __m256i kmax,
                                                            int64_t neg, int64_t nanc)
 {
-    const __m256i inf0 = _mm256_set1_epi16(0x7C00);
-    if (neg) {
-        const __m256i m = _mm256_cmpgt_epi16(_mm256_set1_epi16(-0x7C00), kmin);
-        if (__builtin_popcount((uint32_t)_mm256_movemask_epi8(m)) != 2 * nanc)
-            return 0;
-        /* The largest key (the -NaN nearest zero), through x ^ 0x8000. */
-        const __m256i x = _mm256_blendv_epi8(_mm256_set1_epi16(INT16_MIN), kmin, m);
-        const int16_t k = (int16_t)(NS_FN(ns_avx2_hmaxu16_)(
-                                        _mm256_xor_si256(x, _mm256_set1_epi16((short)0x8000))) ^
-                                    0x8000);
-        return (uint16_t)(0x8000 | -k);
-    }
-    const __m256i m = _mm256_cmpgt_epi16(kmax, inf0);
+    /* -NaN mirrored onto +NaN: the keys negated (-0x7FFF and the sentinel
+     * INT16_MAX both negate in range) put the -NaNs above +inf's key, the
+     * one nearest zero least, as the +NaNs are in kmax. */
+    const __m256i k = neg ? _mm256_sub_epi16(_mm256_setzero_si256(), kmin) : kmax;
+    const __m256i m = _mm256_cmpgt_epi16(k, _mm256_set1_epi16(0x7C00));
     if (__builtin_popcount((uint32_t)_mm256_movemask_epi8(m)) != 2 * nanc)
         return 0;
-    /* The least key (the smallest +NaN), through x ^ 0x7FFF. */
-    const __m256i x = _mm256_blendv_epi8(_mm256_set1_epi16(INT16_MAX), kmax, m);
-    return (uint16_t)(NS_FN(ns_avx2_hmaxu16_)(_mm256_xor_si256(x, _mm256_set1_epi16(0x7FFF))) ^
-                      0x7FFF);
+    /* The least key (the NaN's magnitude), through x ^ 0x7FFF. */
+    const __m256i x = _mm256_blendv_epi8(_mm256_set1_epi16(INT16_MAX), k, m);
+    const uint16_t least = (uint16_t)(NS_FN(ns_avx2_hmaxu16_)(
+                                          _mm256_xor_si256(x, _mm256_set1_epi16(0x7FFF))) ^
+                                      0x7FFF);
+    return neg ? (uint16_t)(0x8000 | least) : least;
 }
 /* Non-NaN lanes with the sign set and clear, from the counts (lanes that
  * hold the reference row in place of a null change neither), or where the

@@ -409,9 +409,10 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             valid = rows;
         S ex[4] = {0, 0, 0, 0};
         /* Every page's NaN extremes are reduced, and its NaN keys chosen
-         * with no branch on its NaN count (ns_pick_i64).  AMD Zen 4, pages of 1,000 rows with a bitmap, the kernel
-         * alone (both builds in one process, best of 8, two runs), 0.1%
-         * NaN of both signs: float16 7.33-7.35 -> 6.66-6.69 ms at 1e8
+         * with no branch on its NaN count (ns_pick_i64).  AMD Zen 4, pages
+         * of 1,000 rows with a bitmap, the kernel alone (both builds in
+         * one process, best of 8, two runs), 0.1% NaN of both signs:
+         * float16 7.33-7.35 -> 6.66-6.69 ms at 1e8
          * values, float32 7.39-7.42 -> 6.79-6.84 and float64 13.2-13.4 ->
          * 13.0-13.1 at 5e7; without NaN float16 and float32 0.7-1.6%
          * slower, float64 1-4% faster; 1% NaN unchanged. */
