@@ -989,3 +989,90 @@ def test_float64_portable_loops_switch_within_a_scan(kind) -> None:
             assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
     finally:
         _kernels.set_simd_level(before)
+
+
+@pytest.mark.parametrize("kind", ["none", "bitmap"])
+def test_nans_mostly_of_one_sign_every_level(simd_level, kind) -> None:
+    # NaNs mostly of one sign with a few of the other: the AVX2 float16
+    # page loop's one-sign mode is broken page after page and mode 0 ends
+    # many pages rare, so it moves to mode 3, which also keeps the NaN
+    # lanes' least bits, for its next 1,048,576 rows, then back.  Pages of
+    # 1,000 rows: first pages that alternate +NaN only (a one-sign run) and
+    # +NaN with one -NaN (a broken mode), enough to move it; then, in mode
+    # 3, pages of +NaN only, -NaN only (the other end in the page's last
+    # rows too), both, one of either sign, none, no values, zero extremes
+    # of either sign, NaN bits under nulls with the smallest payload;
+    # past mode 3's rows and on, so that it moves back and forth.  Float16
+    # only: the mode is its AVX2 loop's (every level is held to the oracle).
+    ft = next(t for t in FLOAT_TYPES if t.physical_type == "FLOAT16")
+    rng = np.random.default_rng(97)
+    top = int(ft.abs_mask ^ ft.inf_bits)
+    sign_bit = int(ft.sign_mask)
+
+    def finite(k: int, signs: str = "+-") -> list[int]:
+        mags = rng.integers(1, int(ft.inf_bits), k, dtype=np.uint64)
+        neg = rng.random(k) < (0.5 if signs == "+-" else float(signs == "-"))
+        return [int(m) | (sign_bit if n else 0) for m, n in zip(mags, neg, strict=True)]
+
+    def nan(sign: str, payload: int | None = None) -> int:
+        p = int(rng.integers(1, top + 1)) if payload is None else payload
+        return int(ft.inf_bits) | p | (sign_bit if sign == "-" else 0)
+
+    def page(placed: dict[int, int], rows: list[int] | None = None) -> list[int]:
+        rows = finite(1000) if rows is None else rows
+        for at, b in placed.items():
+            rows[at] = b
+        return rows
+
+    def spread(k: int, sign: str) -> dict[int, int]:
+        return {int(a): nan(sign) for a in rng.choice(np.arange(1, 1000), k, replace=False)}
+
+    pages: list[list[int]] = []
+    for i in range(60):
+        placed = spread(20, "+")
+        if i % 2:
+            placed[int(rng.integers(1, 1000))] = nan("-")
+        pages.append(page(placed))
+    null_nans: list[int] = []
+    for i in range(1200):
+        t = i % 12
+        if t == 0:
+            pages.append(page(spread(int(rng.integers(2, 40)), "+")))
+        elif t == 1:
+            pages.append(page(spread(int(rng.integers(2, 40)), "-")))
+        elif t == 2:  # the other end (smallest bits) in the last rows
+            placed = spread(5, "-") | {995: nan("-", 1)}
+            pages.append(page(placed))
+        elif t == 3:
+            pages.append(page(spread(7, "+") | spread(3, "-")))
+        elif t in (4, 5):
+            pages.append(page({int(rng.integers(1, 1000)): nan("+-"[t - 4])}))
+        elif t == 6:
+            pages.append(page({}))
+        elif t == 7:  # no values: NaNs only
+            pages.append([nan("+-"[int(s)]) for s in rng.integers(0, 2, 1000)])
+        elif t == 8:  # zero extremes: -0.0 the least, +0.0 the greatest
+            rows = finite(1000, "+")
+            rows[500] = sign_bit
+            pages.append(page(spread(3, "+"), rows))
+        elif t == 9:
+            rows = finite(1000, "-")
+            rows[300] = 0
+            pages.append(page(spread(3, "-"), rows))
+        elif t == 10:  # NaN bits under nulls, smaller than the page's NaNs
+            base = sum(map(len, pages))
+            placed = {at: nan("+", top) for at in (10, 400)}
+            for at in (20, 600, 999):
+                placed[at] = nan("+", 1)
+                null_nans.append(base + at)
+            pages.append(page(placed))
+        else:
+            pages.append(page(spread(int(rng.integers(0, 30)), "+") | spread(1, "-")))
+    bits = [b for p in pages for b in p]
+    starts = np.arange(0, len(bits), 1000).tolist()
+    valid = (rng.random(len(bits)) > 0.1).tolist()
+    for s in starts:
+        valid[s] = True
+    for r in null_nans:
+        valid[r] = False
+    assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)

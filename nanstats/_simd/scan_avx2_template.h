@@ -595,7 +595,8 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
  * finds every extreme with the same instructions a vector and no blend.
  * Until 2026-11 a copy of the loop with a fifth accumulator did (the NaN
  * lanes' complemented bits, two instructions a vector more). */
-#define NS_ACC_INIT() __m256i vmin = smax, vmax = smin, kmin = smax, kmax = smin
+#define NS_ACC_INIT()                                                         \
+    __m256i vmin = smax, vmax = smin, kmin = smax, kmax = smin, w5 = _mm256_setzero_si256()
 #define NS_CONSTS                                                             \
     const __m256i abs7 = _mm256_set1_epi16(0x7FFF), inf0 = _mm256_set1_epi16(0x7C00); \
     const __m256i smax = _mm256_set1_epi16(INT16_MAX), smin = _mm256_set1_epi16(INT16_MIN)
@@ -619,7 +620,11 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
  *   max (k + 0x3FF) (the values' largest, NaNs of either sign below it),
  *   kmin = min (k + 0x3FF) (the smallest +NaN).  Mode 2, mirrored: vmax =
  *   max k, kmin = min k, vmin = min (k - 0x400), kmax = max (k - 0x400)
- *   (the -NaN nearest zero).  NS_DECODE_PM16 reads them back. */
+ *   (the -NaN nearest zero).  NS_DECODE_PM16 reads them back;
+ * - 3, mode 0's page loop where one-sign pages and broken one-sign modes
+ *   come often (ns_hot16_): mode 0 and w5, the max of the NaN lanes'
+ *   complemented bits (their least bits: the other end of NaNs of one
+ *   sign), two instructions a vector more and no pass after. */
 #define NS_STEP(s, m, g)                                                      \
     do {                                                                      \
         __m256i mag_ = _mm256_and_si256((s), abs7);                           \
@@ -643,6 +648,8 @@ NS_TARGET static inline T NS_FN(ns_avx2_hmax_)(VF x)
             vmax = _mm256_max_epi16(t_, vmax);                                \
             kmin = _mm256_min_epi16(k_, kmin);                                \
             kmax = _mm256_max_epi16(k_, kmax);                                \
+            if (wf == 3)                                                      \
+                w5 = _mm256_max_epu16(_mm256_andnot_si256((s), nan_), w5);    \
         }                                                                     \
         (m) = nan_;                                                           \
         (g) = (s);                                                            \
@@ -975,6 +982,7 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
                                          : _mm_setr_epi16(-0x400, 0, 0, -0x400, 0, 0, 0, 0)); \
         if (__builtin_expect((MODE) == 1 ? (cneg) > 0 : (cnan) - (cneg) > 0, 0)) { \
             int16_t lo_, hi_;                                                 \
+            NS_ON_BREAK16();                                                  \
             NS_FN(ns_avx2_values16_)((crow), (len), (bb), &lo_, &hi_);        \
             if ((MODE) == 1) {                                                \
                 const int nmin_ = _mm_extract_epi16((p16), 0);                \
@@ -993,6 +1001,8 @@ NS_TARGET static inline __m128i NS_FN(ns_avx2_pkeys16_)(__m256i vmin, __m256i vm
             }                                                                 \
         }                                                                     \
     } while (0)
+/* Where a stretch's one-sign mode was broken (the page loops count it). */
+#define NS_ON_BREAK16() ((void)0)
 /* The small-page loop's finish after a page run in a one-sign mode: the
  * page is the stretch. */
 #define NS_FINISH_PM16(keys, nums, nan, MODE)                                 \
@@ -1452,12 +1462,59 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
         }                                                                     \
         NS_ZEROFIX16(pk, (valid) - (nan), k16_);                              \
     } while (0)
+/* When mode 0's page loop runs in mode 3 (NS_STEP: mode 0 and the NaN
+ * lanes' least bits, w5), whose pages with values all end as the common
+ * page: where the pages' costly ends (a rare end in mode 0, a one-sign
+ * mode broken by the other sign) cost more than mode 3's two instructions
+ * a vector would.  Their cost is estimated in rows of mode 3's extra work
+ * (NS_RARE16_COST, NS_BREAK16_COST: a page's mispredicted end and moves
+ * between the loops, and its second pass over the rows) and summed over
+ * the pages since hot[1] (a row) into hot[0]; once the sum reaches
+ * NS_HOT16_SUM it is compared with the rows since, and where it is the
+ * greater the next NS_FIVE16_ROWS rows' pages run in mode 3 (hot[2]: the
+ * rows left).  Few NaNs of both signs (most pages with NaNs of both) or
+ * of one sign (the one-sign mode unbroken) stay as they are; NaNs mostly
+ * of one sign with a few of the other go to mode 3. */
+#define NS_RARE16_COST(rows) (1024 + 2 * (rows))
+#define NS_BREAK16_COST(rows) (16384 + 4 * (rows))
+#define NS_HOT16_SUM 262144
+#define NS_FIVE16_ROWS 1048576
+NS_TARGET static inline int NS_FN(ns_hot16_)(int64_t *hot, int64_t row, int64_t cost)
+{
+    if ((hot[0] += cost) >= NS_HOT16_SUM) {
+        if (row - hot[1] <= hot[0])
+            hot[2] = NS_FIVE16_ROWS;
+        hot[0] = 0;
+        hot[1] = row;
+    }
+    return hot[2] > 0;
+}
+/* The end of a page with values run in mode 3: the four keys in one store,
+ * the NaN extremes from kmin and kmax where the page has NaNs of that sign,
+ * from w5 (the NaNs' least bits) where all its NaNs have the other sign;
+ * no branch on the counts. */
+#define NS_END_FIVE16(pk, valid, nan)                                         \
+    do {                                                                      \
+        const __m128i k16_ = NS_KEYS16();                                     \
+        const __m256i k64_ = _mm256_cvtepi16_epi64(k16_);                     \
+        _mm256_storeu_si256((__m256i *)(pk), k64_);                           \
+        const int64_t lo_ = NS_KEY16((uint16_t)~NS_FN(ns_avx2_hmaxu16_)(w5)); \
+        const int64_t n2_ = _mm256_extract_epi64(k64_, 2);                    \
+        const int64_t n3_ = _mm256_extract_epi64(k64_, 3);                    \
+        (pk)[2] = (nan) == 0 ? INT64_MAX : negnan == 0 ? lo_ : n2_;           \
+        (pk)[3] = (nan) == 0 ? INT64_MIN : negnan == (nan) ? lo_ : n3_;       \
+        NS_ZEROFIX16(pk, (valid) - (nan), k16_);                              \
+    } while (0)
+/* A one-sign mode broken (NS_DECODE_PM16): in the page loop below, a
+ * costly page (ns_hot16_); in the general driver's chunks, nothing. */
+#undef NS_ON_BREAK16
+#define NS_ON_BREAK16() (more &= !NS_FN(ns_hot16_)(hot, start, NS_BREAK16_COST(rows)))
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
                   int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
                   int64_t p, int64_t npages,
                   int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
-                  int64_t *nrun_io, int32_t ref_in)
+                  int64_t *nrun_io, int32_t ref_in, int64_t *hot)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
@@ -1495,8 +1552,8 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         else
             NS_LEAN16_LOOP(2);
         T refb1 = 0;
-        const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
-                                                             stop, stop1, lim, 1, &refb1);
+        int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop,
+                                                       stop1, lim, 1, &refb1);
         const int64_t lanes = NS_LANES16(full, rest);
         NS_LEAN16_COUNTS();
         /* The common page first, one test (Zen 3, pages of 1,000 rows in
@@ -1507,6 +1564,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             NS_END_COMMON16(pk, valid, nan);
         } else if (ran == 0) {
             NS_END_RARE16(pk, valid, nan);
+            more &= !NS_FN(ns_hot16_)(hot, start, NS_RARE16_COST(rows));
         } else {
             const int wprev = wmode;
             if (nanc > 0)
@@ -1521,7 +1579,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         ps++;
         pc += 4;
         pk += 4;
-        if (!more)
+        if (!more) /* (or mode 3 is due: mode 0's loop's, ns_lean16_m0_) */
             break;
         start = stop;
         stop = stop1;
@@ -1531,6 +1589,8 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     *nrun_io = nrun;
     return ps - page_starts;
 }
+#undef NS_ON_BREAK16
+#define NS_ON_BREAK16() ((void)0)
 /* The signs of a page's zero extreme where its loop did not count the
  * sign bits (negc -1): one pass over its rows (row, rows, bb), kept in zs_
  * (-1 until then) for the other extreme and for the caller. */
@@ -1587,12 +1647,16 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
  * 7.71 ms, pages of 4,096 to 65,536 rows about 1% faster; one summary
  * unchanged.  Without nulls the count stays: there the loop waits on
  * memory at 1e8 values, and without it pages of 20,000 and 65,536 rows
- * ran 6-9% slower (6.38 against 5.88 ms, 6.32 against 5.81). */
+ * ran 6-9% slower (6.38 against 5.88 ms, 6.32 against 5.81).
+ * With five (the copies ns_lean16_m3_*) the loop runs in mode 3 for the
+ * rows hot[2] gives it (ns_hot16_), every page with values ending as the
+ * common page (NS_END_FIVE16), and stops when they are done. */
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
                      int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages,
                      int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
-                     int64_t *nrun_io, int32_t ref_in, const int cneg, int *zs_io)
+                     int64_t *nrun_io, int32_t ref_in, const int cneg, int *zs_io,
+                     const int five, int64_t *hot)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
@@ -1612,23 +1676,27 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
         const T *const row = d + start;
         NS_LEAN16_OPEN();
-        NS_LEAN16_LOOP(0);
+        NS_LEAN16_LOOP(five ? 3 : 0);
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
         T refb1 = 0;
-        const int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset,
-                                                             stop, stop1, lim, 0, &refb1);
+        int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop,
+                                                       stop1, lim, 0, &refb1);
         NS_LEAN16_COUNTS();
         /* zs_: the zeros' signs once NS_ZSIGNS16 has passed over the page
          * (-1 before); ns_lean16_rare_ sets *zs_io where it did. */
         int lmode = 0, zs_ = -1;
         const int64_t negc_ = cneg ? negc : -1; /* -1: not counted */
-        if (__builtin_expect(NS_COMMON16(valid, nan), 1)) {
+        if (five ? __builtin_expect(valid - nan > 0, 1)
+                 : __builtin_expect(NS_COMMON16(valid, nan), 1)) {
             /* The lanes taken (the rows, and those past the page in the last
              * vectors), which only the zeros' signs need: computed there;
              * negc as NS_ZEROFIX16 reads it, -1 where not counted. */
 #define lanes NS_LANES16(full, rest)
 #define negc negc_
-            NS_END_COMMON16(pk, valid, nan);
+            if (five)
+                NS_END_FIVE16(pk, valid, nan);
+            else
+                NS_END_COMMON16(pk, valid, nan);
 #undef negc
 #undef lanes
         } else {
@@ -1640,12 +1708,22 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
                                            negc_, valid, pk, &w_, &r_, zs_io);
             wmode = w_;
             nrun = r_;
+            if (!five)
+                more &= !NS_FN(ns_hot16_)(hot, start, NS_RARE16_COST(rows));
         }
         ps++;
         pc += 4;
         pk += 4;
         if (__builtin_expect(!cneg && (zs_ >= 0 || *zs_io), 0)) {
             *zs_io = 1;
+            break;
+        }
+        if (five && (hot[2] -= rows) <= 0) {
+            /* Mode 3's rows done: the sum begins again, from mode 0. */
+            hot[0] = 0;
+            hot[1] = stop;
+            wmode = 0;
+            nrun = 0;
             break;
         }
         if (!more || lmode)
@@ -1662,22 +1740,25 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
 }
 #undef NS_ZSIGNS16
 #define NS_ZSIGNS16() 0
-/* One copy a kind, with and without cneg, each a function of its own
- * (allocated alone). */
-#define NS_LEAN16_M0_KIND(name, KIND, CNEG)                                   \
+/* One copy a kind, with and without cneg, in mode 0 and in mode 3, each a
+ * function of its own (allocated alone). */
+#define NS_LEAN16_M0_KIND(name, KIND, CNEG, FIVE)                             \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
         const T *d, int64_t n, const uint8_t *validity, int64_t bit_offset,   \
         const int64_t *page_starts, int64_t p, int64_t npages, int64_t lim,   \
         int64_t *counts, int64_t *keys, int *wmode_io, int64_t *nrun_io,      \
-        int32_t ref_in, int *zs_io)                                           \
+        int32_t ref_in, int *zs_io, int64_t *hot)                             \
     {                                                                         \
         return NS_FN(ns_lean16_m0_)(d, n, (KIND), validity, bit_offset, page_starts, p, \
                                     npages, lim, counts, keys, wmode_io, nrun_io, ref_in, \
-                                    (CNEG), zs_io);                           \
+                                    (CNEG), zs_io, (FIVE), hot);              \
     }
-NS_LEAN16_M0_KIND(ns_lean16_m0_none_, NS_VALIDITY_NONE, 1)
-NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_, NS_VALIDITY_BITMAP, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_cneg_, NS_VALIDITY_BITMAP, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m0_none_, NS_VALIDITY_NONE, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_, NS_VALIDITY_BITMAP, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3_none_, NS_VALIDITY_NONE, 1, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_, NS_VALIDITY_BITMAP, 0, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1)
 #undef NS_LEAN16_M0_KIND
 
 #undef NS_LEAN16_LOOP
@@ -1693,12 +1774,15 @@ NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_cneg_, NS_VALIDITY_BITMAP, 1)
  * others, each until a page it does not take; a page refused only for its
  * first valid row (a NaN) goes on with a reference row found further on
  * (ns_lean16_nanref_), given to the loop as its first page's (ref_in; -1:
- * the loop finds it).  Returns the first page neither takes. */
+ * the loop finds it).  Mode 0's loop runs in mode 3 while hot (the costly
+ * pages' count, ns_hot16_) gives it rows; the loop for every mode stops
+ * when a page of its own sets them.  Returns the first page neither
+ * takes. */
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
                       int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
                       int64_t p, int64_t npages, int64_t *counts, int64_t *keys, int *wmode_io,
-                      int64_t *nrun_io, int *zs_io)
+                      int64_t *nrun_io, int *zs_io, int64_t *hot)
 {
     const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
     int32_t ref_in = -1;
@@ -1706,14 +1790,20 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
         int64_t q;
         if (NS_LMODE16(*wmode_io, *nrun_io) == 0 &&
             !(kind == NS_VALIDITY_BITMAP && ((bit_offset + page_starts[p]) & 7)))
-            q = (kind == NS_VALIDITY_BITMAP
-                     ? (*zs_io ? NS_FN(ns_lean16_m0_bitmap_cneg_) : NS_FN(ns_lean16_m0_bitmap_))
-                     : NS_FN(ns_lean16_m0_none_))(
+            q = (hot[2] > 0
+                     ? (kind == NS_VALIDITY_BITMAP
+                            ? (*zs_io ? NS_FN(ns_lean16_m3_bitmap_cneg_)
+                                      : NS_FN(ns_lean16_m3_bitmap_))
+                            : NS_FN(ns_lean16_m3_none_))
+                     : (kind == NS_VALIDITY_BITMAP
+                            ? (*zs_io ? NS_FN(ns_lean16_m0_bitmap_cneg_)
+                                      : NS_FN(ns_lean16_m0_bitmap_))
+                            : NS_FN(ns_lean16_m0_none_)))(
                 d, n, validity, bit_offset, page_starts, p, npages, lim, counts, keys, wmode_io,
-                nrun_io, ref_in, zs_io);
+                nrun_io, ref_in, zs_io, hot);
         else
             q = NS_FN(ns_lean16_)(d, n, kind, validity, validity_nbytes, bit_offset, page_starts,
-                                  p, npages, lim, counts, keys, wmode_io, nrun_io, ref_in);
+                                  p, npages, lim, counts, keys, wmode_io, nrun_io, ref_in, hot);
         if (q >= npages)
             return q;
         /* Stopped after a page that set a one-sign mode, or before a page
@@ -1741,11 +1831,11 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
         const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
         int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
         int64_t *counts, int64_t *keys, int *wmode_io, int64_t *nrun_io,      \
-        int *zs_io)                                                           \
+        int *zs_io, int64_t *hot)                                             \
     {                                                                         \
         return NS_FN(ns_lean16_run_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
                                      page_starts, p, npages, counts, keys, wmode_io, nrun_io, \
-                                     zs_io);                                  \
+                                     zs_io, hot);                             \
     }
 NS_LEAN16_KIND(ns_lean16_none_, NS_VALIDITY_NONE)
 NS_LEAN16_KIND(ns_lean16_bitmap_, NS_VALIDITY_BITMAP)
@@ -1818,6 +1908,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
     int64_t nrun = 0; /* NaNs in a row of that sign, as the page loop counts them */
     int wrun = 0;     /* the sign that count is of */
     int zs16 = 0;     /* a page had a zero extreme: ns_lean16_m0_ counts sign bits */
+    int64_t hot16[3] = {0, 0, 0}; /* the page loops' costly pages (ns_hot16_) */
 #endif
     for (int64_t p = 0; p < npages; p++) {
 #if NS_W == 16
@@ -1827,10 +1918,10 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             p = kind == NS_VALIDITY_NONE
                     ? NS_FN(ns_lean16_none_)(d, n, validity, validity_nbytes, bit_offset,
                                              page_starts, p, npages, counts, keys, &wmode,
-                                             &nrun, &zs16)
+                                             &nrun, &zs16, hot16)
                     : NS_FN(ns_lean16_bitmap_)(d, n, validity, validity_nbytes, bit_offset,
                                                page_starts, p, npages, counts, keys, &wmode,
-                                               &nrun, &zs16);
+                                               &nrun, &zs16, hot16);
             wrun = wmode;
             if (p >= npages)
                 break;
@@ -2237,6 +2328,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef NS_POSNUM16
 #undef NS_ZSIGNS16
 #undef NS_AFTER_STRETCH16
+#undef NS_ON_BREAK16
 #endif
 #undef T
 #undef LANES
