@@ -991,8 +991,8 @@ def test_float64_portable_loops_switch_within_a_scan(kind) -> None:
         _kernels.set_simd_level(before)
 
 
-@pytest.mark.parametrize("kind", ["none", "bitmap"])
-def test_nans_mostly_of_one_sign_every_level(simd_level, kind) -> None:
+@pytest.mark.parametrize(("kind", "bit_offset"), [("none", 0), ("bitmap", 0), ("bitmap", 3)])
+def test_nans_mostly_of_one_sign_every_level(simd_level, kind, bit_offset) -> None:
     # NaNs mostly of one sign with a few of the other: the AVX2 float16
     # page loop's one-sign mode is broken page after page and mode 0 ends
     # many pages rare, so it moves to mode 3, which also keeps the NaN
@@ -1002,8 +1002,10 @@ def test_nans_mostly_of_one_sign_every_level(simd_level, kind) -> None:
     # 3, pages of +NaN only, -NaN only (the other end in the page's last
     # rows too), both, one of either sign, none, no values, zero extremes
     # of either sign, NaN bits under nulls with the smallest payload;
-    # past mode 3's rows and on, so that it moves back and forth.  Float16
-    # only: the mode is its AVX2 loop's (every level is held to the oracle).
+    # past mode 3's rows and on, so that it moves back and forth.  A bitmap
+    # from bit 3 puts every page inside a byte (its bits shifted first).
+    # Float16 only: the mode is its AVX2 loop's (every level is held to the
+    # oracle).
     ft = next(t for t in FLOAT_TYPES if t.physical_type == "FLOAT16")
     rng = np.random.default_rng(97)
     top = int(ft.abs_mask ^ ft.inf_bits)
@@ -1075,4 +1077,5 @@ def test_nans_mostly_of_one_sign_every_level(simd_level, kind) -> None:
         valid[s] = True
     for r in null_nans:
         valid[r] = False
-    assert_pages_match_oracle(ft, bits, None if kind == "none" else valid, starts, kind)
+    col = Column(ft, bits, None if kind == "none" else valid, starts, 0)
+    assert_table_matches_oracle(kernel_table(col, _VALIDITY_KINDS[kind], bit_offset), col)

@@ -305,8 +305,8 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
             /* vec (a constant where this is inlined): four words at a time
              * where 40 bytes are left, each word's bits and the next
              * word's low ones shifted in the vector unit.  For float16's
-             * page loop only (ns_lean16_), whose pages start inside a byte
-             * whenever the bitmap does.  AMD Zen 3, 1e6 values in L3, the
+             * page loops only (ns_lean16_, ns_lean16_m0_), whose pages start
+             * inside a byte whenever the bitmap does.  AMD Zen 3, 1e6 values in L3, the
              * kernel alone, both builds in one process, best of 150-200:
              * pages of 4,001 rows 1.13 -> 1.05 times one summary, pages of
              * 20,001 rows 1.09 -> 1.01 (docs/performance.rst has the rest).
@@ -1189,7 +1189,10 @@ NS_TARGET static inline int64_t NS_FN(ns_lean16_lim_)(int64_t n, const int kind,
 
 /* Whether the page loop below takes page p; if so its first row, its
  * rows and its reference row (the first valid row, which must not be a
- * NaN there). */
+ * NaN there).  any_bit: 0, pages at a byte of the bitmap only; 1, any
+ * page with a valid row among its first 64 or so (the loop for every
+ * mode); 2, any page (mode 0's, whose rare end reads no extreme from a
+ * page without a valid row). */
 NS_TARGET static inline __attribute__((always_inline)) int
 NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int64_t bit_offset,
                        int64_t start, int64_t stop, int64_t lim, const int any_bit,
@@ -1220,7 +1223,7 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
                                                rows);
             if (first >= rows) {
                 *refb_out = 0;
-                return !any_bit;
+                return any_bit != 1;
             }
         }
     }
@@ -1259,9 +1262,14 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
  * - A bitmap page that starts at a byte (pages written by row count) has
  *   its bits read in place; one that starts inside a byte (an Arrow slice,
  *   pages of a number of rows not a multiple of 8, a group's rows) has
- *   them shifted into a buffer first (ns_avx2_bits_), by the loop for
- *   every mode only: mode 0's own loop (ns_lean16_m0_) stops before such a
- *   page, so that its code for the common page is as it was.  AMD Zen 3,
+ *   them shifted into a buffer first (ns_avx2_bits_).  Until the
+ *   thirty-third session mode 0's own loop (ns_lean16_m0_) stopped before
+ *   such a page (so that its code for the common page stayed as it was;
+ *   taking them, it is: Zen 4, 1e6 values in L3, pages of 1,000 rows at a
+ *   byte 1.110 and 1.110 times one summary), which the loop for every mode
+ *   then took: pages of 1,001 rows 1.247 -> 1.213 times one summary with
+ *   1% NaN of both signs, 1.94 -> 1.43 with 5% of the NaNs -NaN (mode 3 is
+ *   mode 0's loop's).  AMD Zen 3,
  *   1e6 values in L3, the kernel alone, both builds in one process, best
  *   of 150, times one summary: pages of 1,001 rows 1.56-1.57 -> 1.29,
  *   of 4,001 1.21 -> 1.12-1.13, of 20,001 1.12-1.15 -> 1.09-1.10; pages
@@ -1653,21 +1661,21 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
  * common page (NS_END_FIVE16), and stops when they are done. */
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
-                     int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages,
+                     int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages,
                      int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
                      int64_t *nrun_io, int32_t ref_in, const int cneg, int *zs_io,
                      const int five, int64_t *hot)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
+    uint64_t sbuf[NS_LEAN16_ROWS / 64 + 2]; /* the bits of a page not at a byte */
+    int64_t unused = 0; /* (the loop counts a bitmap's valid rows itself) */
     const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
     int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
     T refb = (T)ref_in;
     if (ref_in < 0 &&
-        !NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, 0, &refb))
+        !NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, 2, &refb))
         return p;
-    const uint8_t *bb =
-        kind == NS_VALIDITY_BITMAP ? validity + ((bit_offset + start) >> 3) : NULL;
     int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
     int wmode = *wmode_io;
     int64_t nrun = *nrun_io;
@@ -1675,12 +1683,18 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         const int64_t rows = stop - start;
         const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
         const T *const row = d + start;
+        const int64_t bpos = bit_offset + start;
+        const uint8_t *const bb =
+            kind != NS_VALIDITY_BITMAP ? NULL
+            : (bpos & 7) ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows,
+                                                sbuf, &unused, 1)
+                         : validity + (bpos >> 3);
         NS_LEAN16_OPEN();
         NS_LEAN16_LOOP(five ? 3 : 0);
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
         T refb1 = 0;
         int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop,
-                                                       stop1, lim, 0, &refb1);
+                                                       stop1, lim, 2, &refb1);
         NS_LEAN16_COUNTS();
         /* zs_: the zeros' signs once NS_ZSIGNS16 has passed over the page
          * (-1 before); ns_lean16_rare_ sets *zs_io where it did. */
@@ -1730,8 +1744,6 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
             break;
         start = stop;
         stop = stop1;
-        if (kind == NS_VALIDITY_BITMAP)
-            bb += rows >> 3; /* the next page starts at a byte (ns_lean16_page_) */
         refb = refb1;
     }
     *wmode_io = wmode;
@@ -1744,12 +1756,13 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
  * function of its own (allocated alone). */
 #define NS_LEAN16_M0_KIND(name, KIND, CNEG, FIVE)                             \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
-        const T *d, int64_t n, const uint8_t *validity, int64_t bit_offset,   \
-        const int64_t *page_starts, int64_t p, int64_t npages, int64_t lim,   \
-        int64_t *counts, int64_t *keys, int *wmode_io, int64_t *nrun_io,      \
+        const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
+        int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
+        int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io, int64_t *nrun_io, \
         int32_t ref_in, int *zs_io, int64_t *hot)                             \
     {                                                                         \
-        return NS_FN(ns_lean16_m0_)(d, n, (KIND), validity, bit_offset, page_starts, p, \
+        return NS_FN(ns_lean16_m0_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
+                                    page_starts, p,                           \
                                     npages, lim, counts, keys, wmode_io, nrun_io, ref_in, \
                                     (CNEG), zs_io, (FIVE), hot);              \
     }
@@ -1769,9 +1782,8 @@ NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1)
 #undef NS_END_COMMON16
 #undef NS_END_RARE16
 
-/* A run of pages: mode 0's own loop (ns_lean16_m0_) for pages in mode 0
- * that start at a byte, the loop for every mode (ns_lean16_) for the
- * others, each until a page it does not take; a page refused only for its
+/* A run of pages: mode 0's own loop (ns_lean16_m0_) for pages in mode 0,
+ * the loop for every mode (ns_lean16_) for the others, each until a page it does not take; a page refused only for its
  * first valid row (a NaN) goes on with a reference row found further on
  * (ns_lean16_nanref_), given to the loop as its first page's (ref_in; -1:
  * the loop finds it).  Mode 0's loop runs in mode 3 while hot (the costly
@@ -1788,8 +1800,7 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
     int32_t ref_in = -1;
     for (;;) {
         int64_t q;
-        if (NS_LMODE16(*wmode_io, *nrun_io) == 0 &&
-            !(kind == NS_VALIDITY_BITMAP && ((bit_offset + page_starts[p]) & 7)))
+        if (NS_LMODE16(*wmode_io, *nrun_io) == 0)
             q = (hot[2] > 0
                      ? (kind == NS_VALIDITY_BITMAP
                             ? (*zs_io ? NS_FN(ns_lean16_m3_bitmap_cneg_)
@@ -1799,17 +1810,17 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
                             ? (*zs_io ? NS_FN(ns_lean16_m0_bitmap_cneg_)
                                       : NS_FN(ns_lean16_m0_bitmap_))
                             : NS_FN(ns_lean16_m0_none_)))(
-                d, n, validity, bit_offset, page_starts, p, npages, lim, counts, keys, wmode_io,
-                nrun_io, ref_in, zs_io, hot);
+                d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, lim, counts,
+                keys, wmode_io, nrun_io, ref_in, zs_io, hot);
         else
             q = NS_FN(ns_lean16_)(d, n, kind, validity, validity_nbytes, bit_offset, page_starts,
                                   p, npages, lim, counts, keys, wmode_io, nrun_io, ref_in, hot);
         if (q >= npages)
             return q;
         /* Stopped after a page that set a one-sign mode, or before a page
-         * this loop does not take (the other may: m0 takes no page inside
-         * a byte of the bitmap), or before one whose first valid row is a
-         * NaN. */
+         * this loop does not take (the other may: the loop for every mode
+         * takes no page without a valid row near its start), or before one
+         * whose first valid row is a NaN. */
         if (q > p) {
             ref_in = -1;
         } else {
