@@ -292,7 +292,14 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
                         at_level(level, lambda: nanstats.summary(few_arrow)),
                         at_level(level, lambda: page_table(few_arrow, page_rows=1_000)),
                         at_level(level, lambda: nanstats.summary(sparse_arrow))]
+        # An Arrow slice from row 3, its bitmap from inside a byte (slices,
+        # and a file's pages, start at any row): one summary per level.
+        sliced = arrow.slice(3)
+        for level in _kernels.simd_levels():
+            fns.append(at_level(level, lambda: nanstats.summary(sliced)))
         times = best_interleaved(fns, args.repeat, clock=time.thread_time)
+        t_sliced = times[-len(_kernels.simd_levels()):]
+        times = times[:-len(_kernels.simd_levels())]
         plain, ceiling = times[0], min(times[:len(reads)])
         times = times[len(reads):]
         if mask_floor:
@@ -325,6 +332,9 @@ def run_targets(args: argparse.Namespace) -> list[dict[str, Any]]:
                   "fraction of ceiling", ceiling / t_level_bytes,
                   BYTES_TARGET if simd else None,
                   floor=ceiling / t_mask_floor if mask_floor else None)
+        for level, t in zip(_kernels.simd_levels(), t_sliced, strict=True):
+            check(dtype, f"[{level}] 10% nulls, an Arrow slice from row 3 (bitmap from inside a "
+                  "byte), fraction of ceiling", ceiling / t, None)
         for i, level in enumerate(_kernels.simd_levels() if pos else []):
             t_pos, t_few, t_few_pages, t_sparse = t_signs[4 * i:4 * i + 4]
             check(dtype, f"[{level}] +NaN only, 10% nulls (Arrow bitmap), fraction of ceiling",

@@ -1904,6 +1904,15 @@ NS_TARGET static inline unsigned NS_FN(ns_avx2_lanebits_)(const uint8_t *bb, int
 
 /* ---------------------------------------------------------------- the driver */
 
+/* The length of the chunk at row c of a page of rows rows: NS_CHUNK rows,
+ * the first only up to the next byte of a bitmap that starts inside one
+ * (head, 0 otherwise), so that the chunks after it read their bits in
+ * place rather than shifted into bits[] (an Arrow slice from any row).
+ * AMD Zen 4, float16, one summary of 1e6 values with a bitmap from bit 3,
+ * the kernel alone: 74.0-79.1 -> 65 us, as from bit 0 (64.5-65.2). */
+#define NS_CHUNK_LEN(c, rows)                                                 \
+    ((c) == 0 && head_ ? (head_ < (rows) ? head_ : (rows))                    \
+                       : ((rows) - (c) < NS_CHUNK ? (rows) - (c) : NS_CHUNK))
 /* The driver for one kind of validity (copies per kind: scan_kinds.h). */
 NS_TARGET static inline __attribute__((always_inline)) void
 NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t *validity,
@@ -1946,6 +1955,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
          * first valid non-NaN row when there is one (it stands in for the
          * NaN lanes of the value extremes). */
         const int64_t vpos = kind == NS_VALIDITY_BITMAP ? bit_offset + start : start;
+        const int64_t head_ = kind == NS_VALIDITY_BITMAP ? -vpos & 7 : 0;
 #define NS_VALID_ROW(r) NS_FN(ns_avx2_valid_)(kind, validity, vpos, (r))
         int64_t first = NS_FN(ns_avx2_firstvalid_)(kind, validity, validity_nbytes, vpos, rows);
 #if NS_W == 16
@@ -2122,8 +2132,8 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             NS_TAIL(crow, len, j, NS_FN(ns_avx2_lanebits_)(bb, r_));          \
         }                                                                     \
     } while (0)
-        for (int64_t c = 0; c < rows; c += NS_CHUNK) {
-            const int64_t len = rows - c < NS_CHUNK ? rows - c : NS_CHUNK;
+        for (int64_t c = 0, len; c < rows; c += len) {
+            len = NS_CHUNK_LEN(c, rows);
             const T *crow = row + c;
             /* A bitmap read in place or the bits copied; float16 counts a
              * bitmap's valid rows in its loop (a popcount a pair of
@@ -2193,8 +2203,8 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
             NS_TAIL(row, rows, i, NS_ALL_LANES);
             valid = rows;
         } else {
-            for (int64_t c = 0; c < rows; c += NS_CHUNK) {
-                const int64_t len = rows - c < NS_CHUNK ? rows - c : NS_CHUNK;
+            for (int64_t c = 0, len; c < rows; c += len) {
+                len = NS_CHUNK_LEN(c, rows);
                 const T *crow = row + c;
                 /* A bitmap read in place has its valid rows counted here,
                  * not through ns_avx2_bits_: the call clobbers every vector
@@ -2344,6 +2354,7 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef T
 #undef LANES
 #undef NS_CHUNK
+#undef NS_CHUNK_LEN
 #undef NS_LEAN16_ROWS
 #undef NS_REF16_ROWS
 #undef NS_LEAN16_FITS
