@@ -1325,7 +1325,7 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
     NS_PAGE_CONSTS(refb);                                                     \
     NS_ACC_INIT();                                                            \
     int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;                           \
-    const T *q = row;                                                         \
+    const T *q = body;                                                        \
     const uint8_t *bq = bb
 /* A page's counts out (valid and nan kept for its end). */
 #define NS_LEAN16_COUNTS()                                                    \
@@ -1367,7 +1367,7 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
 #define NS_LEAN16_LOOP(WF)                                                    \
     do {                                                                      \
         const int wf = (WF);                                                  \
-        for (; q + 4 * LANES <= row + full; q += 4 * LANES) {                 \
+        for (; q + 4 * LANES <= body + full; q += 4 * LANES) {                \
             NS_PF((const char *)q);                                           \
             NS_PF((const char *)(q + 2 * LANES));                             \
             if (kind == NS_VALIDITY_NONE) {                                   \
@@ -1382,7 +1382,7 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
                 bq += 8;                                                      \
             NS_KEEP16();                                                    \
         }                                                                     \
-        if (q < row + full) {                                                 \
+        if (q < body + full) {                                                \
             NS_PF((const char *)q);                                           \
             if (kind == NS_VALIDITY_NONE)                                     \
                 NS_PF_L2((const char *)q);                                    \
@@ -1544,7 +1544,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         const int64_t rows = stop - start;
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
         const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
-        const T *const row = d + start;
+        const T *const row = d + start, *const body = row;
         const int64_t bpos = bit_offset + start;
         const uint8_t *const bb =
             kind != NS_VALIDITY_BITMAP ? NULL
@@ -1613,11 +1613,9 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
 NS_TARGET __attribute__((noinline, cold)) static int
 NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, const T *row,
                        int64_t rows, const uint8_t *bb, int64_t nanc, int64_t negnan,
-                       int64_t negc, int64_t valid, int64_t *pk, int *wmode_io,
-                       int64_t *nrun_io, int *zs_io)
+                       int64_t negc, int64_t valid, int64_t lanes, int64_t *pk,
+                       int *wmode_io, int64_t *nrun_io, int *zs_io)
 {
-    const int64_t rest = rows & (2 * LANES - 1);
-    const int64_t lanes = NS_LANES16(rows - rest, rest);
     int wmode = *wmode_io, lmode = 0, zs_ = -1;
     int64_t nrun = *nrun_io;
     const int64_t nan = nanc;
@@ -1659,12 +1657,20 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
  * With five (the copies ns_lean16_m3_*) the loop runs in mode 3 for the
  * rows hot[2] gives it (ns_hot16_), every page with values ending as the
  * common page (NS_END_FIVE16), and stops when they are done. */
+/* The bits of the page from its first row (row 0 of bb's page, for a cold
+ * pass over it): in place at a byte, else shifted into sbuf. */
+#define NS_PAGEBITS16()                                                       \
+    (head ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows, sbuf, &unused, 1) \
+          : bb)
+#undef NS_ZSIGNS16
+#define NS_ZSIGNS16()                                                         \
+    (zs_ >= 0 ? zs_ : (zs_ = NS_FN(ns_avx2_zsigns16_)(row, rows, NS_PAGEBITS16())))
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
                      int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages,
                      int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
                      int64_t *nrun_io, int32_t ref_in, const int cneg, int *zs_io,
-                     const int five, int64_t *hot)
+                     const int five, const int heads, int64_t *hot)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
@@ -1673,28 +1679,43 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
     const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
     int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
     T refb = (T)ref_in;
-    if (ref_in < 0 &&
-        !NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, 2, &refb))
+    if (ref_in < 0 && !NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim,
+                                              heads ? 2 : 0, &refb))
         return p;
     int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
     int wmode = *wmode_io;
     int64_t nrun = *nrun_io;
     for (;;) {
         const int64_t rows = stop - start;
-        const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
         const T *const row = d + start;
         const int64_t bpos = bit_offset + start;
+        /* A bitmap page from inside a byte: its rows up to the next byte
+         * (head) in one vector first, so that the rest (body) reads its
+         * bits in place; the page's bits from its first row shifted into
+         * sbuf only for a cold pass over it (NS_PAGEBITS16). */
+        const int64_t head = heads && kind == NS_VALIDITY_BITMAP ? -bpos & 7 : 0;
+        const int64_t full = (rows - head) & ~(int64_t)(2 * LANES - 1);
+        const int64_t rest = rows - head - full;
+        const T *const body = row + head;
         const uint8_t *const bb =
-            kind != NS_VALIDITY_BITMAP ? NULL
-            : (bpos & 7) ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows,
-                                                sbuf, &unused, 1)
-                         : validity + (bpos >> 3);
+            kind == NS_VALIDITY_BITMAP ? validity + ((bpos + head) >> 3) : NULL;
         NS_LEAN16_OPEN();
+        if (head) {
+            const int wf = five ? 3 : 0;
+            const uint32_t hb_ =
+                (uint32_t)(NS_FN(ns_avx2_load8_)(validity + (bpos >> 3)) >> (bpos & 7)) &
+                ((1u << head) - 1);
+            vc += __builtin_popcount(hb_);
+            NS_MASK_T m0_, g0_;
+            VT s0_ = FBLEND_BITS(ref, NS_LOAD(row), hb_);
+            NS_STEP(s0_, m0_, g0_);
+            NS_COUNT(m0_, g0_);
+        }
         NS_LEAN16_LOOP(five ? 3 : 0);
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
         T refb1 = 0;
         int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop,
-                                                       stop1, lim, 2, &refb1);
+                                                       stop1, lim, heads ? 2 : 0, &refb1);
         NS_LEAN16_COUNTS();
         /* zs_: the zeros' signs once NS_ZSIGNS16 has passed over the page
          * (-1 before); ns_lean16_rare_ sets *zs_io where it did. */
@@ -1705,7 +1726,7 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
             /* The lanes taken (the rows, and those past the page in the last
              * vectors), which only the zeros' signs need: computed there;
              * negc as NS_ZEROFIX16 reads it, -1 where not counted. */
-#define lanes NS_LANES16(full, rest)
+#define lanes (NS_LANES16(full, rest) + (head ? LANES : 0))
 #define negc negc_
             if (five)
                 NS_END_FIVE16(pk, valid, nan);
@@ -1718,8 +1739,10 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
              * registers. */
             int w_ = wmode;
             int64_t r_ = nrun;
-            lmode = NS_FN(ns_lean16_rare_)(vmin, vmax, kmin, kmax, row, rows, bb, nanc, negnan,
-                                           negc_, valid, pk, &w_, &r_, zs_io);
+            lmode = NS_FN(ns_lean16_rare_)(vmin, vmax, kmin, kmax, row, rows, NS_PAGEBITS16(),
+                                           nanc, negnan, negc_, valid,
+                                           NS_LANES16(full, rest) + (head ? LANES : 0), pk,
+                                           &w_, &r_, zs_io);
             wmode = w_;
             nrun = r_;
             if (!five)
@@ -1750,11 +1773,12 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
     *nrun_io = nrun;
     return ps - page_starts;
 }
+#undef NS_PAGEBITS16
 #undef NS_ZSIGNS16
 #define NS_ZSIGNS16() 0
 /* One copy a kind, with and without cneg, in mode 0 and in mode 3, each a
  * function of its own (allocated alone). */
-#define NS_LEAN16_M0_KIND(name, KIND, CNEG, FIVE)                             \
+#define NS_LEAN16_M0_KIND(name, KIND, CNEG, FIVE, HEADS)                      \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
         const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
         int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
@@ -1764,14 +1788,18 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         return NS_FN(ns_lean16_m0_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
                                     page_starts, p,                           \
                                     npages, lim, counts, keys, wmode_io, nrun_io, ref_in, \
-                                    (CNEG), zs_io, (FIVE), hot);              \
+                                    (CNEG), zs_io, (FIVE), (HEADS), hot);     \
     }
-NS_LEAN16_M0_KIND(ns_lean16_m0_none_, NS_VALIDITY_NONE, 1, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_, NS_VALIDITY_BITMAP, 0, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m3_none_, NS_VALIDITY_NONE, 1, 1)
-NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_, NS_VALIDITY_BITMAP, 0, 1)
-NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m0_none_, NS_VALIDITY_NONE, 1, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_, NS_VALIDITY_BITMAP, 0, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3_none_, NS_VALIDITY_NONE, 1, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_, NS_VALIDITY_BITMAP, 0, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0h_bitmap_, NS_VALIDITY_BITMAP, 0, 0, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m0h_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m3h_bitmap_, NS_VALIDITY_BITMAP, 0, 1, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m3h_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 1)
 #undef NS_LEAN16_M0_KIND
 
 #undef NS_LEAN16_LOOP
@@ -1800,21 +1828,29 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
     int32_t ref_in = -1;
     for (;;) {
         int64_t q;
-        if (NS_LMODE16(*wmode_io, *nrun_io) == 0)
-            q = (hot[2] > 0
-                     ? (kind == NS_VALIDITY_BITMAP
-                            ? (*zs_io ? NS_FN(ns_lean16_m3_bitmap_cneg_)
-                                      : NS_FN(ns_lean16_m3_bitmap_))
-                            : NS_FN(ns_lean16_m3_none_))
-                     : (kind == NS_VALIDITY_BITMAP
-                            ? (*zs_io ? NS_FN(ns_lean16_m0_bitmap_cneg_)
-                                      : NS_FN(ns_lean16_m0_bitmap_))
-                            : NS_FN(ns_lean16_m0_none_)))(
-                d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, lim, counts,
-                keys, wmode_io, nrun_io, ref_in, zs_io, hot);
-        else
+        if (NS_LMODE16(*wmode_io, *nrun_io) == 0) {
+            /* The copy: mode 3 or 0; for a bitmap, with or without the
+             * count of sign bits, and with heads where this page starts
+             * inside a byte (the copy without stops before such a page,
+             * the copy with takes pages at a byte too). */
+            const int f = hot[2] > 0, h = ((bit_offset + page_starts[p]) & 7) != 0;
+            int64_t (*const m0)(const T *, int64_t, const uint8_t *, int64_t, int64_t,
+                                const int64_t *, int64_t, int64_t, int64_t, int64_t *, int64_t *,
+                                int *, int64_t *, int32_t, int *, int64_t *) =
+                kind != NS_VALIDITY_BITMAP ? (f ? NS_FN(ns_lean16_m3_none_)
+                                                : NS_FN(ns_lean16_m0_none_))
+                : *zs_io ? (f ? (h ? NS_FN(ns_lean16_m3h_bitmap_cneg_)
+                                   : NS_FN(ns_lean16_m3_bitmap_cneg_))
+                              : (h ? NS_FN(ns_lean16_m0h_bitmap_cneg_)
+                                   : NS_FN(ns_lean16_m0_bitmap_cneg_)))
+                         : (f ? (h ? NS_FN(ns_lean16_m3h_bitmap_) : NS_FN(ns_lean16_m3_bitmap_))
+                              : (h ? NS_FN(ns_lean16_m0h_bitmap_) : NS_FN(ns_lean16_m0_bitmap_)));
+            q = m0(d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, lim,
+                   counts, keys, wmode_io, nrun_io, ref_in, zs_io, hot);
+        } else {
             q = NS_FN(ns_lean16_)(d, n, kind, validity, validity_nbytes, bit_offset, page_starts,
                                   p, npages, lim, counts, keys, wmode_io, nrun_io, ref_in, hot);
+        }
         if (q >= npages)
             return q;
         /* Stopped after a page that set a one-sign mode, or before a page
