@@ -1189,13 +1189,15 @@ NS_TARGET static inline int64_t NS_FN(ns_lean16_lim_)(int64_t n, const int kind,
 
 /* Whether the page loop below takes page p; if so its first row, its
  * rows and its reference row (the first valid row, which must not be a
- * NaN there).  any_bit: 0, pages at a byte of the bitmap only; 1, any
- * page with a valid row among its first 64 or so (the loop for every
- * mode); 2, any page (mode 0's, whose rare end reads no extreme from a
- * page without a valid row). */
+ * NaN there).  flags: NS_PAGE_ANYBIT, a bitmap page inside a byte too
+ * (else at a byte only); NS_PAGE_EMPTY, a page without a valid row too
+ * (mode 0's loop, whose rare end reads no extreme from it; the loop for
+ * every mode leaves it to the general driver). */
+#define NS_PAGE_ANYBIT 1
+#define NS_PAGE_EMPTY 2
 NS_TARGET static inline __attribute__((always_inline)) int
 NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int64_t bit_offset,
-                       int64_t start, int64_t stop, int64_t lim, const int any_bit,
+                       int64_t start, int64_t stop, int64_t lim, const int flags,
                        T *refb_out)
 {
     if (!NS_LEAN16_FITS(start, stop, lim))
@@ -1203,7 +1205,7 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
     int64_t first = 0;
     if (kind == NS_VALIDITY_BITMAP) {
         const int64_t pos = bit_offset + start;
-        if (!any_bit && (pos & 7))
+        if (!(flags & NS_PAGE_ANYBIT) && (pos & 7))
             return 0;
         /* The first valid row among the first 64 (64 - pos % 8 where the
          * page starts inside a byte; the bits past the page, the next
@@ -1211,7 +1213,8 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
         const int64_t rows = stop - start;
         const uint64_t w = NS_FN(ns_avx2_load8_)(validity + (pos >> 3));
         const uint64_t w0 =
-            _bzhi_u64(any_bit ? w >> (pos & 7) : w, (unsigned)(rows < 64 ? rows : 64));
+            _bzhi_u64(flags & NS_PAGE_ANYBIT ? w >> (pos & 7) : w,
+                      (unsigned)(rows < 64 ? rows : 64));
         first = (int64_t)_tzcnt_u64(w0);
         if (__builtin_expect(!w0, 0)) {
             /* Past the first word (ns_avx2_firstvalid_; from the page's
@@ -1223,7 +1226,7 @@ NS_FN(ns_lean16_page_)(const T *d, const int kind, const uint8_t *validity, int6
                                                rows);
             if (first >= rows) {
                 *refb_out = 0;
-                return any_bit != 1;
+                return (flags & NS_PAGE_EMPTY) != 0;
             }
         }
     }
@@ -1248,7 +1251,8 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
 {
     const int64_t start = page_starts[q], stop = q + 1 < npages ? page_starts[q + 1] : n;
     T first = 0; /* (set where the page passes every test before its row's) */
-    if (NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, 1, &first) ||
+    if (NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, NS_PAGE_ANYBIT,
+                               &first) ||
         !NS_FN(ns_avx2_isnan_)(first))
         return -1;
     const int64_t r = NS_FN(ns_avx2_ref16_)(d + start, stop - start, 0, kind, validity,
@@ -1326,7 +1330,7 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
     NS_ACC_INIT();                                                            \
     int64_t nanc = 0, negnan = 0, negc = 0, vc = 0;                           \
     const T *q = body;                                                        \
-    const uint8_t *bq = bb
+    const uint8_t *bq = bbody
 /* A page's counts out (valid and nan kept for its end). */
 #define NS_LEAN16_COUNTS()                                                    \
     const int64_t valid = kind == NS_VALIDITY_BITMAP ? vc : rows;             \
@@ -1367,6 +1371,16 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
 #define NS_LEAN16_LOOP(WF)                                                    \
     do {                                                                      \
         const int wf = (WF);                                                  \
+        if (head) {                                                           \
+            const uint32_t hb_ =                                              \
+                (uint32_t)(NS_FN(ns_avx2_load8_)(validity + (bpos >> 3)) >> (bpos & 7)) & \
+                ((1u << head) - 1);                                           \
+            vc += __builtin_popcount(hb_);                                    \
+            NS_MASK_T m0_, g0_;                                               \
+            VT s0_ = FBLEND_BITS(ref, NS_LOAD(row), hb_);                     \
+            NS_STEP(s0_, m0_, g0_);                                           \
+            NS_COUNT(m0_, g0_);                                               \
+        }                                                                     \
         for (; q + 4 * LANES <= body + full; q += 4 * LANES) {                \
             NS_PF((const char *)q);                                           \
             NS_PF((const char *)(q + 2 * LANES));                             \
@@ -1513,16 +1527,33 @@ NS_TARGET static inline int NS_FN(ns_hot16_)(int64_t *hot, int64_t row, int64_t 
         (pk)[3] = (nan) == 0 ? INT64_MIN : negnan == (nan) ? lo_ : n3_;       \
         NS_ZEROFIX16(pk, (valid) - (nan), k16_);                              \
     } while (0)
+/* The bits of a page's rows after its head (bbody, which the loop reads):
+ * in place where it has heads (a page inside a byte then starts with its
+ * rows up to the next byte, in one vector: NS_LEAN16_LOOP), else in place
+ * at a byte or shifted into sbuf. */
+#define NS_BODYBITS16()                                                       \
+    (kind != NS_VALIDITY_BITMAP ? (const uint8_t *)NULL                       \
+     : heads ? validity + ((bpos + head) >> 3)                                \
+     : (bpos & 7) ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows, sbuf, \
+                                         &unused, 1)                          \
+                  : validity + (bpos >> 3))
+/* The bits of the page from its first row (row 0 of bb's page, for a cold
+ * pass over it): in place at a byte, else shifted into sbuf. */
+#define NS_PAGEBITS16()                                                       \
+    (head ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows, sbuf, &unused, 1) \
+          : bbody)
 /* A one-sign mode broken (NS_DECODE_PM16): in the page loop below, a
  * costly page (ns_hot16_); in the general driver's chunks, nothing. */
 #undef NS_ON_BREAK16
 #define NS_ON_BREAK16() (more &= !NS_FN(ns_hot16_)(hot, start, NS_BREAK16_COST(rows)))
+/* In the loop below a cold pass takes the page's bits from its first row. */
+#define bb NS_PAGEBITS16()
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
                   int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
                   int64_t p, int64_t npages,
                   int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
-                  int64_t *nrun_io, int32_t ref_in, int64_t *hot)
+                  int64_t *nrun_io, int32_t ref_in, const int heads, int64_t *hot)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
@@ -1537,20 +1568,20 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
     T refb = (T)ref_in;
     if (ref_in < 0 &&
-        !NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim, 1, &refb))
+        !NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim,
+                                heads ? NS_PAGE_ANYBIT : 0, &refb))
         return p;
     int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
     for (;;) {
         const int64_t rows = stop - start;
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
-        const int64_t full = rows & ~(int64_t)(2 * LANES - 1), rest = rows - full;
-        const T *const row = d + start, *const body = row;
+        const T *const row = d + start;
         const int64_t bpos = bit_offset + start;
-        const uint8_t *const bb =
-            kind != NS_VALIDITY_BITMAP ? NULL
-            : (bpos & 7) ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows,
-                                                sbuf, &unused, 1)
-                         : validity + (bpos >> 3);
+        const int64_t head = heads && kind == NS_VALIDITY_BITMAP ? -bpos & 7 : 0;
+        const int64_t full = (rows - head) & ~(int64_t)(2 * LANES - 1);
+        const int64_t rest = rows - head - full;
+        const T *const body = row + head;
+        const uint8_t *const bbody = NS_BODYBITS16();
         NS_LEAN16_OPEN();
         const int ran = lmode;
         if (lmode == 0)
@@ -1561,8 +1592,9 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
             NS_LEAN16_LOOP(2);
         T refb1 = 0;
         int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop,
-                                                       stop1, lim, 1, &refb1);
-        const int64_t lanes = NS_LANES16(full, rest);
+                                                       stop1, lim, heads ? NS_PAGE_ANYBIT : 0,
+                                                       &refb1);
+        const int64_t lanes = NS_LANES16(full, rest) + (head ? LANES : 0);
         NS_LEAN16_COUNTS();
         /* The common page first, one test (Zen 3, pages of 1,000 rows in
          * L3, the kernel alone, both builds in one process, best of 300:
@@ -1597,8 +1629,26 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     *nrun_io = nrun;
     return ps - page_starts;
 }
+#undef bb
 #undef NS_ON_BREAK16
 #define NS_ON_BREAK16() ((void)0)
+/* One copy a kind, and for a bitmap one with heads (pages inside a byte),
+ * each a function of its own. */
+#define NS_LEAN16_ALL_KIND(name, KIND, HEADS)                                 \
+    NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
+        const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
+        int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
+        int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io, int64_t *nrun_io, \
+        int32_t ref_in, int64_t *hot)                                         \
+    {                                                                         \
+        return NS_FN(ns_lean16_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
+                                 page_starts, p, npages, lim, counts, keys, wmode_io, \
+                                 nrun_io, ref_in, (HEADS), hot);              \
+    }
+NS_LEAN16_ALL_KIND(ns_lean16_all_none_, NS_VALIDITY_NONE, 0)
+NS_LEAN16_ALL_KIND(ns_lean16_all_bitmap_, NS_VALIDITY_BITMAP, 0)
+NS_LEAN16_ALL_KIND(ns_lean16_allh_bitmap_, NS_VALIDITY_BITMAP, 1)
+#undef NS_LEAN16_ALL_KIND
 /* The signs of a page's zero extreme where its loop did not count the
  * sign bits (negc -1): one pass over its rows (row, rows, bb), kept in zs_
  * (-1 until then) for the other extreme and for the caller. */
@@ -1657,11 +1707,6 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
  * With five (the copies ns_lean16_m3_*) the loop runs in mode 3 for the
  * rows hot[2] gives it (ns_hot16_), every page with values ending as the
  * common page (NS_END_FIVE16), and stops when they are done. */
-/* The bits of the page from its first row (row 0 of bb's page, for a cold
- * pass over it): in place at a byte, else shifted into sbuf. */
-#define NS_PAGEBITS16()                                                       \
-    (head ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows, sbuf, &unused, 1) \
-          : bb)
 #undef NS_ZSIGNS16
 #define NS_ZSIGNS16()                                                         \
     (zs_ >= 0 ? zs_ : (zs_ = NS_FN(ns_avx2_zsigns16_)(row, rows, NS_PAGEBITS16())))
@@ -1679,8 +1724,9 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
     const int64_t *ps = page_starts + p, *const plast = page_starts + npages - 1;
     int64_t start = ps[0], stop = ps < plast ? ps[1] : n;
     T refb = (T)ref_in;
-    if (ref_in < 0 && !NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim,
-                                              heads ? 2 : 0, &refb))
+    if (ref_in < 0 &&
+        !NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, start, stop, lim,
+                                NS_PAGE_EMPTY | (heads ? NS_PAGE_ANYBIT : 0), &refb))
         return p;
     int64_t *pc = counts + 4 * p, *pk = keys + 4 * p;
     int wmode = *wmode_io;
@@ -1697,25 +1743,15 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         const int64_t full = (rows - head) & ~(int64_t)(2 * LANES - 1);
         const int64_t rest = rows - head - full;
         const T *const body = row + head;
-        const uint8_t *const bb =
-            kind == NS_VALIDITY_BITMAP ? validity + ((bpos + head) >> 3) : NULL;
+        const uint8_t *const bbody = NS_BODYBITS16();
         NS_LEAN16_OPEN();
-        if (head) {
-            const int wf = five ? 3 : 0;
-            const uint32_t hb_ =
-                (uint32_t)(NS_FN(ns_avx2_load8_)(validity + (bpos >> 3)) >> (bpos & 7)) &
-                ((1u << head) - 1);
-            vc += __builtin_popcount(hb_);
-            NS_MASK_T m0_, g0_;
-            VT s0_ = FBLEND_BITS(ref, NS_LOAD(row), hb_);
-            NS_STEP(s0_, m0_, g0_);
-            NS_COUNT(m0_, g0_);
-        }
         NS_LEAN16_LOOP(five ? 3 : 0);
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
         T refb1 = 0;
         int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop,
-                                                       stop1, lim, heads ? 2 : 0, &refb1);
+                                                       stop1, lim,
+                                                       NS_PAGE_EMPTY | (heads ? NS_PAGE_ANYBIT : 0),
+                                                       &refb1);
         NS_LEAN16_COUNTS();
         /* zs_: the zeros' signs once NS_ZSIGNS16 has passed over the page
          * (-1 before); ns_lean16_rare_ sets *zs_io where it did. */
@@ -1848,8 +1884,11 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
             q = m0(d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, lim,
                    counts, keys, wmode_io, nrun_io, ref_in, zs_io, hot);
         } else {
-            q = NS_FN(ns_lean16_)(d, n, kind, validity, validity_nbytes, bit_offset, page_starts,
-                                  p, npages, lim, counts, keys, wmode_io, nrun_io, ref_in, hot);
+            q = (kind != NS_VALIDITY_BITMAP ? NS_FN(ns_lean16_all_none_)
+                 : (bit_offset + page_starts[p]) & 7 ? NS_FN(ns_lean16_allh_bitmap_)
+                                                     : NS_FN(ns_lean16_all_bitmap_))(
+                d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, lim, counts,
+                keys, wmode_io, nrun_io, ref_in, hot);
         }
         if (q >= npages)
             return q;
@@ -2394,6 +2433,8 @@ NS_FN(ns_scan_kind_)(const void *data, int64_t n, const int kind, const uint8_t 
 #undef NS_LEAN16_ROWS
 #undef NS_REF16_ROWS
 #undef NS_LEAN16_FITS
+#undef NS_PAGE_ANYBIT
+#undef NS_PAGE_EMPTY
 #undef NS_LMODE16
 #undef NS_NEXT_RUN16
 #undef NS_LANES16
