@@ -1322,9 +1322,22 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
  * summary without nulls and 1.31-1.34 -> 1.15-1.18 with a bitmap.  A
  * separate function with its own loop: inside the general driver (one
  * session's try) its registers were allocated worse than the driver's. */
-/* A page's start in the page loops below: its reference row's vectors,
- * the accumulators and counts, the pointers at its first rows. */
+/* A page's start in the page loops below (rows rows from row start): its
+ * first row and validity bit; with heads (copies for a bitmap page from
+ * inside a byte) its rows up to the next byte (head), taken in one vector
+ * first (NS_LEAN16_LOOP), so that the rest (body, full rows in pairs and
+ * then rest) reads its bits in place (bbody: NS_BODYBITS16), the page's
+ * bits from its first row shifted into sbuf only for a cold pass over it
+ * (NS_PAGEBITS16); its reference row's vectors, the accumulators and
+ * counts, the pointers at its first rows. */
 #define NS_LEAN16_OPEN()                                                      \
+    const T *const row = d + start;                                           \
+    const int64_t bpos = bit_offset + start;                                  \
+    const int64_t head = heads && kind == NS_VALIDITY_BITMAP ? -bpos & 7 : 0; \
+    const int64_t full = (rows - head) & ~(int64_t)(2 * LANES - 1);           \
+    const int64_t rest = rows - head - full;                                  \
+    const T *const body = row + head;                                         \
+    const uint8_t *const bbody = NS_BODYBITS16();                             \
     const VT ref = NS_REF_SET1(refb);                                         \
     NS_PAGE_CONSTS(refb);                                                     \
     NS_ACC_INIT();                                                            \
@@ -1575,13 +1588,6 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     for (;;) {
         const int64_t rows = stop - start;
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
-        const T *const row = d + start;
-        const int64_t bpos = bit_offset + start;
-        const int64_t head = heads && kind == NS_VALIDITY_BITMAP ? -bpos & 7 : 0;
-        const int64_t full = (rows - head) & ~(int64_t)(2 * LANES - 1);
-        const int64_t rest = rows - head - full;
-        const T *const body = row + head;
-        const uint8_t *const bbody = NS_BODYBITS16();
         NS_LEAN16_OPEN();
         const int ran = lmode;
         if (lmode == 0)
@@ -1733,17 +1739,6 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
     int64_t nrun = *nrun_io;
     for (;;) {
         const int64_t rows = stop - start;
-        const T *const row = d + start;
-        const int64_t bpos = bit_offset + start;
-        /* A bitmap page from inside a byte: its rows up to the next byte
-         * (head) in one vector first, so that the rest (body) reads its
-         * bits in place; the page's bits from its first row shifted into
-         * sbuf only for a cold pass over it (NS_PAGEBITS16). */
-        const int64_t head = heads && kind == NS_VALIDITY_BITMAP ? -bpos & 7 : 0;
-        const int64_t full = (rows - head) & ~(int64_t)(2 * LANES - 1);
-        const int64_t rest = rows - head - full;
-        const T *const body = row + head;
-        const uint8_t *const bbody = NS_BODYBITS16();
         NS_LEAN16_OPEN();
         NS_LEAN16_LOOP(five ? 3 : 0);
         const int64_t stop1 = ps + 1 < plast ? ps[2] : n;
