@@ -353,15 +353,15 @@ def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind, a
     # extremes of one sign in the loop, and otherwise run a lean second pass
     # over a stretch while the page's NaNs so far have one sign: the page
     # loop per page (up to 65,536 rows), the general driver per chunk of
-    # 2,048 rows.  Long pages whose stretches hold NaNs of one sign, of
+    # 8,192 rows.  Long pages whose stretches hold NaNs of one sign, of
     # both, or none, in every order, so that the page as a whole has one
-    # sign or both; every other page opened by 32 stretches without NaNs,
+    # sign or both; every other page opened by 8 stretches without NaNs,
     # past the page loop's limit; pages of any length, and pages whose
     # lengths are whole bytes of bitmap (every page then starts at a byte,
     # where the float16 page loop reads the bitmap in place).
     rng = np.random.default_rng(8)
     top = int(ft.abs_mask ^ ft.inf_bits)
-    stretch = 2048
+    stretch = 8192  # the general driver's float16 chunk (NS_CHUNK)
     patterns = [("+",), ("-",), ("+", "-"), ()]
     pages: list[list[int]] = []
     # (After [2]: a page that ends with NaNs of both signs, so that the next
@@ -371,7 +371,7 @@ def test_nan_signs_changing_along_long_pages_every_level(simd_level, ft, kind, a
                                [3, 3, 0], [1, 1, 2], [2], [3, 0, 3], [2], [3, 3, 1])):
         rows: list[int] = []
         if i % 2:
-            rows += (rng.integers(0, int(ft.inf_bits), 32 * stretch) & ~1).astype(np.int64).tolist()
+            rows += (rng.integers(0, int(ft.inf_bits), 8 * stretch) & ~1).astype(np.int64).tolist()
         for k in order:
             part = (rng.integers(0, int(ft.inf_bits), stretch) & ~1).astype(np.int64).tolist()
             for sign in patterns[k]:
@@ -551,7 +551,7 @@ def test_one_sign_modes_every_level(simd_level, ft, kind, sign) -> None:
     # Where the data's NaNs have shown one sign the AVX2 float16 loops run in
     # that sign's mode (keys shifted so that NaNs sit at one end), the small
     # pages (up to 65,536 rows) after 16 NaNs in a row of that sign, the
-    # general driver's chunks of 2,048 rows after one chunk while the page
+    # general driver's chunks of 8,192 rows after one chunk while the page
     # has shown one sign: runs of pages and long pages (some
     # past 65,536 rows) whose NaNs have that sign, then
     # the other sign alone, both signs, none, zero extremes of either sign,
@@ -787,7 +787,7 @@ def test_sparse_nans_of_both_signs_every_level(simd_level, ft, kind) -> None:
     # 1,000 rows (and some shorter) holding 0 to 3 NaNs of random signs,
     # a run of pages of +NaN only long enough to change mode followed by
     # pages with a single -NaN, a single +NaN and none; long pages (past the
-    # page loop's limit) whose chunks of 2,048 rows hold a single NaN, a
+    # page loop's limit) whose chunks of 8,192 rows hold a single NaN, a
     # NaN of one sign in two chunks far apart, or both signs and then one;
     # null rows holding NaN bits.
     rng = np.random.default_rng(61)
@@ -815,7 +815,8 @@ def test_sparse_nans_of_both_signs_every_level(simd_level, ft, kind) -> None:
                                                                   replace=False)]))
     for placed in ([(500, "-")], [(20, "+")], [], [(7, "-"), (900, "-")], [(3, "+")]):
         pages.append(page(1000, placed))
-    chunk, long = 2048, 70000
+    chunk = 8192  # the general driver's float16 chunk (NS_CHUNK)
+    long = 32 * chunk
     for placed in ([(5 * chunk + 17, "+")], [(3, "-")], [(40, "-"), (7 * chunk + 5, "-")],
                    [(2 * chunk, "+"), (3 * chunk + 9, "-"), (5 * chunk + 1, "+"),
                     (9 * chunk + 2, "+")],
