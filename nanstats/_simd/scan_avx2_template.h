@@ -313,8 +313,10 @@ NS_TARGET NS_BITS_DECL const uint8_t *NS_FN(ns_avx2_bits_)(int kind, const uint8
             /* vec (a constant where this is inlined): four words at a time
              * where 40 bytes are left, each word's bits and the next
              * word's low ones shifted in the vector unit.  For float16's
-             * page loops only (ns_lean16_, ns_lean16_m0_), whose pages start
-             * inside a byte whenever the bitmap does.  AMD Zen 3, 1e6 values in L3, the
+             * page loops only, whose cold passes over a page inside a byte
+             * take its bits from here (NS_PAGEBITS16); until the
+             * thirty-third session their loops read them from here too.
+             * AMD Zen 3, 1e6 values in L3, the
              * kernel alone, both builds in one process, best of 150-200:
              * pages of 4,001 rows 1.13 -> 1.05 times one summary, pages of
              * 20,001 rows 1.09 -> 1.01 (docs/performance.rst has the rest).
@@ -1165,9 +1167,11 @@ NS_TARGET static inline uint16_t NS_FN(ns_avx2_nanlanes16_)(__m256i kmin, __m256
         nrun = wmode == 0 ? 0 : wmode == (wprev) ? nrun + nanc : nanc;        \
         lmode = NS_LMODE16(wmode, nrun);                                      \
     } while (0)
-/* The lanes a page goes through in the page loops below: its full pairs'
- * rows, then one vector or a pair for the rest of its rows. */
-#define NS_LANES16(full, rest) ((full) + ((rest) > LANES ? 2 * LANES : (rest) ? LANES : 0))
+/* The lanes a page goes through in the page loops below: one vector for
+ * its head (its rows up to a byte, NS_LEAN16_OPEN), its full pairs' rows,
+ * then one vector or a pair for the rest of its rows. */
+#define NS_LANES16(head, full, rest)                                          \
+    (((head) ? LANES : 0) + (full) + ((rest) > LANES ? 2 * LANES : (rest) ? LANES : 0))
 
 /* The longest page the page loop below takes (float16 rows).  Pages written
  * by row count (parquet-java's and Arrow's 20,000 rows) then run without the
@@ -1274,14 +1278,12 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
  * - A bitmap page that starts at a byte (pages written by row count) has
  *   its bits read in place; one that starts inside a byte (an Arrow slice,
  *   pages of a number of rows not a multiple of 8, a group's rows) has
- *   them shifted into a buffer first (ns_avx2_bits_).  Until the
- *   thirty-third session mode 0's own loop (ns_lean16_m0_) stopped before
- *   such a page (so that its code for the common page stayed as it was;
- *   taking them, it is: Zen 4, 1e6 values in L3, pages of 1,000 rows at a
- *   byte 1.110 and 1.110 times one summary), which the loop for every mode
- *   then took: pages of 1,001 rows 1.247 -> 1.213 times one summary with
- *   1% NaN of both signs, 1.94 -> 1.43 with 5% of the NaNs -NaN (mode 3 is
- *   mode 0's loop's).  AMD Zen 3,
+ *   its rows up to the next byte taken in one vector first and the rest's
+ *   bits read in place, by copies of the loops of their own (heads: the
+ *   copies for pages at a byte, whose registers the same code moved, stop
+ *   before such a page; docs/performance.rst, the thirty-third session).
+ *   Until then such a page's bits were shifted into a buffer first
+ *   (ns_avx2_bits_), by the loop for every mode only.  AMD Zen 3,
  *   1e6 values in L3, the kernel alone, both builds in one process, best
  *   of 150, times one summary: pages of 1,001 rows 1.56-1.57 -> 1.29,
  *   of 4,001 1.21 -> 1.12-1.13, of 20,001 1.12-1.15 -> 1.09-1.10; pages
@@ -1548,16 +1550,12 @@ NS_TARGET static inline int NS_FN(ns_hot16_)(int64_t *hot, int64_t row, int64_t 
         (pk)[3] = (nan) == 0 ? INT64_MIN : negnan == (nan) ? lo_ : n3_;       \
         NS_ZEROFIX16(pk, (valid) - (nan), k16_);                              \
     } while (0)
-/* The bits of a page's rows after its head (bbody, which the loop reads):
- * in place where it has heads (a page inside a byte then starts with its
- * rows up to the next byte, in one vector: NS_LEAN16_LOOP), else in place
- * at a byte or shifted into sbuf. */
+/* The bits of a page's rows after its head (bbody, which the loop reads),
+ * in place: a page inside a byte starts with its rows up to the next byte
+ * in one vector (NS_LEAN16_LOOP) in the copies with heads, and the copies
+ * without take no such page (ns_lean16_page_ without NS_PAGE_ANYBIT). */
 #define NS_BODYBITS16()                                                       \
-    (kind != NS_VALIDITY_BITMAP ? (const uint8_t *)NULL                       \
-     : heads ? validity + ((bpos + head) >> 3)                                \
-     : (bpos & 7) ? NS_FN(ns_avx2_bits_)(kind, validity, validity_nbytes, bpos, rows, sbuf, \
-                                         &unused, 1)                          \
-                  : validity + (bpos >> 3))
+    (kind != NS_VALIDITY_BITMAP ? (const uint8_t *)NULL : validity + ((bpos + head) >> 3))
 /* The bits of the page from its first row (row 0 of bb's page, for a cold
  * pass over it): in place at a byte, else shifted into sbuf. */
 #define NS_PAGEBITS16()                                                       \
@@ -1608,7 +1606,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
         int more = ps < plast && NS_FN(ns_lean16_page_)(d, kind, validity, bit_offset, stop,
                                                        stop1, lim, heads ? NS_PAGE_ANYBIT : 0,
                                                        &refb1);
-        const int64_t lanes = NS_LANES16(full, rest) + (head ? LANES : 0);
+        const int64_t lanes = NS_LANES16(head, full, rest);
         NS_LEAN16_COUNTS();
         /* The common page first, one test (Zen 3, pages of 1,000 rows in
          * L3, the kernel alone, both builds in one process, best of 300:
@@ -1726,7 +1724,8 @@ NS_FN(ns_lean16_rare_)(__m256i vmin, __m256i vmax, __m256i kmin, __m256i kmax, c
     (zs_ >= 0 ? zs_ : (zs_ = NS_FN(ns_avx2_zsigns16_)(row, rows, NS_PAGEBITS16())))
 NS_TARGET static inline __attribute__((always_inline)) int64_t
 NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *validity,
-                     int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages,
+                     int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
+                     int64_t p, int64_t npages,
                      int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
                      int64_t *nrun_io, int32_t ref_in, const int cneg, int *zs_io,
                      const int five, const int heads, int64_t *hot)
@@ -1765,7 +1764,7 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
             /* The lanes taken (the rows, and those past the page in the last
              * vectors), which only the zeros' signs need: computed there;
              * negc as NS_ZEROFIX16 reads it, -1 where not counted. */
-#define lanes (NS_LANES16(full, rest) + (head ? LANES : 0))
+#define lanes NS_LANES16(head, full, rest)
 #define negc negc_
             if (five)
                 NS_END_FIVE16(pk, valid, nan);
@@ -1780,7 +1779,7 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
             int64_t r_ = nrun;
             lmode = NS_FN(ns_lean16_rare_)(vmin, vmax, kmin, kmax, row, rows, NS_PAGEBITS16(),
                                            nanc, negnan, negc_, valid,
-                                           NS_LANES16(full, rest) + (head ? LANES : 0), pk,
+                                           NS_LANES16(head, full, rest), pk,
                                            &w_, &r_, zs_io);
             wmode = w_;
             nrun = r_;
@@ -1815,8 +1814,9 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
 #undef NS_PAGEBITS16
 #undef NS_ZSIGNS16
 #define NS_ZSIGNS16() 0
-/* One copy a kind, with and without cneg, in mode 0 and in mode 3, each a
- * function of its own (allocated alone). */
+/* One copy a kind, with and without cneg, in mode 0 and in mode 3, and for
+ * a bitmap with heads (pages inside a byte), each a function of its own
+ * (allocated alone). */
 #define NS_LEAN16_M0_KIND(name, KIND, CNEG, FIVE, HEADS)                      \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
         const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
@@ -1850,8 +1850,9 @@ NS_LEAN16_M0_KIND(ns_lean16_m3h_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 1)
 #undef NS_END_RARE16
 
 /* A run of pages: mode 0's own loop (ns_lean16_m0_) for pages in mode 0,
- * the loop for every mode (ns_lean16_) for the others, each until a page it does not take; a page refused only for its
- * first valid row (a NaN) goes on with a reference row found further on
+ * the loop for every mode (ns_lean16_) for the others, each until a page
+ * it does not take; a page refused only for its first valid row (a NaN)
+ * goes on with a reference row found further on
  * (ns_lean16_nanref_), given to the loop as its first page's (ref_in; -1:
  * the loop finds it).  Mode 0's loop runs in mode 3 while hot (the costly
  * pages' count, ns_hot16_) gives it rows; the loop for every mode stops
