@@ -51,6 +51,7 @@ cdef extern from "_simd/scan.h":
     int ns_level_built(int level) noexcept nogil
     int ns_level_available(int level) noexcept nogil
     int ns_best_level() noexcept nogil
+    uint64_t ns_far16_bytes
 
 
 # ---------------------------------------------------------------------------
@@ -367,6 +368,25 @@ def set_simd_level(name):
         raise ValueError(f"this CPU cannot run the {name!r} level; it can run "
                          f"{', '.join(simd_levels())}")
     _level = i
+
+
+def far16_bytes(value=None):
+    """The size of a call's float16 values from which the AVX2 page loops
+    with a bitmap also prefetch into L2 (data read from memory, not the
+    caches); with ``value``, set it.  Returns the size before (for tests,
+    which run those loops on small data, and benchmarks).
+
+    >>> before = far16_bytes(0)
+    >>> far16_bytes(before)
+    0
+    """
+    global ns_far16_bytes
+    before = ns_far16_bytes
+    if value is not None:
+        if value < 0:
+            raise ValueError(f"far16_bytes must be at least 0, got {value}")
+        ns_far16_bytes = value
+    return before
 
 
 def _init_level_from_environment():

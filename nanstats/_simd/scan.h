@@ -31,5 +31,9 @@ ns_scan_fn ns_scan_function(int level, int width_code);
 int ns_level_built(int level);
 int ns_level_available(int level);
 int ns_best_level(void);
+/* The AVX2 float16 page loops prefetch a bitmap's values into L2 as well
+ * where a call's values take this many bytes or more (read from memory);
+ * settable for the tests, which run those loops' copies on small data. */
+extern uint64_t ns_far16_bytes;
 
 #endif

@@ -120,7 +120,10 @@
 #endif
 /* NS_PF_MASK16: a byte mask beside float16 values, as many rows ahead.
  * NS_PF_L2: the float16 page loops' second prefetch, into L2 twice as far
- * ahead (see NS_LEAN16_LOOP). */
+ * ahead (see NS_LEAN16_LOOP), without nulls always, with a bitmap where
+ * the call's values take ns_far16_bytes (scan.h) or more: read from
+ * memory, not from the caches. */
+
 #if NS_PREFETCH_BYTES > 0
 #define NS_PF(p) _mm_prefetch((p) + NS_PREFETCH_BYTES, _MM_HINT_T0)
 #define NS_PF_MASK16(p) _mm_prefetch((p) + NS_PREFETCH_BYTES / 2, _MM_HINT_T0)
@@ -1387,8 +1390,17 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
  * 4,096 5.98 -> 5.55, of 20,000 5.79-5.92 -> 5.35-5.73 (one summary
  * 5.8-5.9); with +NaN only, pages of random lengths around 1,000 rows
  * 1.6-1.7% slower; in L3 2-4% slower.  With a bitmap the loop is bound by
- * its instructions: pages of 1,000 rows 1.6-2.3% faster, of 4,096 2.5-3.1%
- * slower, so not there.  The prefetch into L2 only, or into L2 for every
+ * its instructions on Zen 4 (pages of 1,000 rows 1.6-2.3% faster, of 4,096
+ * 2.5-3.1% slower at 1e8), but not where AVX2 is the best level: AMD
+ * Zen 3 (no AVX-512, 11-13 GB/s a thread), the kernel alone, both builds
+ * in one process, medians of 100 paired calls, at 1e8 values pages of
+ * 1,000 rows 1.3-2.8% faster, of 4,096 5.4%, of 20,000 3.1% (then 0.99
+ * times one summary, 1.05-1.06 before), +NaN only 2.2-3.5%; at 2e7 values
+ * 1.7% and 5.9%; but with the data in L3 (4e6 values) 4.6-5.5% slower and
+ * in cache (1e6) 2.5-4.4%.  So with a bitmap there are copies of the
+ * loops that prefetch into L2 too (far), for calls whose values take
+ * ns_far16_bytes or more; a flag tested in the loop instead cost 2.7% in
+ * cache.  The prefetch into L2 only, or into L2 for every
  * other line, made pages of 1,000 rows 1.5-2.8 times slower; 15 KB ahead
  * rather than 20 made pages of 65,536 rows 22% slower, 25 and 32 KB 13-17%. */
 #define NS_LEAN16_LOOP(WF)                                                    \
@@ -1407,7 +1419,7 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
         for (; q + 4 * LANES <= body + full; q += 4 * LANES) {                \
             NS_PF((const char *)q);                                           \
             NS_PF((const char *)(q + 2 * LANES));                             \
-            if (kind == NS_VALIDITY_NONE) {                                   \
+            if (kind == NS_VALIDITY_NONE || far) {                            \
                 NS_PF_L2((const char *)q);                                    \
                 NS_PF_L2((const char *)(q + 2 * LANES));                      \
             }                                                                 \
@@ -1421,7 +1433,7 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
         }                                                                     \
         if (q < body + full) {                                                \
             NS_PF((const char *)q);                                           \
-            if (kind == NS_VALIDITY_NONE)                                     \
+            if (kind == NS_VALIDITY_NONE || far)                              \
                 NS_PF_L2((const char *)q);                                    \
             if (kind == NS_VALIDITY_BITMAP) {                                 \
                 uint32_t vw_;                                                 \
@@ -1572,7 +1584,8 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
                   int64_t validity_nbytes, int64_t bit_offset, const int64_t *page_starts,
                   int64_t p, int64_t npages,
                   int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
-                  int64_t *nrun_io, int32_t ref_in, const int heads, int64_t *hot)
+                  int64_t *nrun_io, int32_t ref_in, const int heads, const int far,
+                  int64_t *hot)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
@@ -1646,7 +1659,7 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
 #define NS_ON_BREAK16() ((void)0)
 /* One copy a kind, and for a bitmap one with heads (pages inside a byte),
  * each a function of its own. */
-#define NS_LEAN16_ALL_KIND(name, KIND, HEADS)                                 \
+#define NS_LEAN16_ALL_KIND(name, KIND, HEADS, FAR)                            \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
         const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
         int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
@@ -1655,11 +1668,13 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
     {                                                                         \
         return NS_FN(ns_lean16_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
                                  page_starts, p, npages, lim, counts, keys, wmode_io, \
-                                 nrun_io, ref_in, (HEADS), hot);              \
+                                 nrun_io, ref_in, (HEADS), (FAR), hot);       \
     }
-NS_LEAN16_ALL_KIND(ns_lean16_all_none_, NS_VALIDITY_NONE, 0)
-NS_LEAN16_ALL_KIND(ns_lean16_all_bitmap_, NS_VALIDITY_BITMAP, 0)
-NS_LEAN16_ALL_KIND(ns_lean16_allh_bitmap_, NS_VALIDITY_BITMAP, 1)
+NS_LEAN16_ALL_KIND(ns_lean16_all_none_, NS_VALIDITY_NONE, 0, 0)
+NS_LEAN16_ALL_KIND(ns_lean16_all_bitmap_, NS_VALIDITY_BITMAP, 0, 0)
+NS_LEAN16_ALL_KIND(ns_lean16_allh_bitmap_, NS_VALIDITY_BITMAP, 1, 0)
+NS_LEAN16_ALL_KIND(ns_lean16_allf_bitmap_, NS_VALIDITY_BITMAP, 0, 1)
+NS_LEAN16_ALL_KIND(ns_lean16_allhf_bitmap_, NS_VALIDITY_BITMAP, 1, 1)
 #undef NS_LEAN16_ALL_KIND
 /* The signs of a page's zero extreme where its loop did not count the
  * sign bits (negc -1): one pass over its rows (row, rows, bb), kept in zs_
@@ -1728,7 +1743,7 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
                      int64_t p, int64_t npages,
                      int64_t lim, int64_t *counts, int64_t *keys, int *wmode_io,
                      int64_t *nrun_io, int32_t ref_in, const int cneg, int *zs_io,
-                     const int five, const int heads, int64_t *hot)
+                     const int five, const int heads, const int far, int64_t *hot)
 {
     NS_CONSTS;
     NS_MASK_CONSTS;
@@ -1817,7 +1832,7 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
 /* One copy a kind, with and without cneg, in mode 0 and in mode 3, and for
  * a bitmap with heads (pages inside a byte), each a function of its own
  * (allocated alone). */
-#define NS_LEAN16_M0_KIND(name, KIND, CNEG, FIVE, HEADS)                      \
+#define NS_LEAN16_M0_KIND(name, KIND, CNEG, FIVE, HEADS, FAR)                 \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
         const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
         int64_t bit_offset, const int64_t *page_starts, int64_t p, int64_t npages, \
@@ -1827,18 +1842,26 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
         return NS_FN(ns_lean16_m0_)(d, n, (KIND), validity, validity_nbytes, bit_offset, \
                                     page_starts, p,                           \
                                     npages, lim, counts, keys, wmode_io, nrun_io, ref_in, \
-                                    (CNEG), zs_io, (FIVE), (HEADS), hot);     \
+                                    (CNEG), zs_io, (FIVE), (HEADS), (FAR), hot); \
     }
-NS_LEAN16_M0_KIND(ns_lean16_m0_none_, NS_VALIDITY_NONE, 1, 0, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_, NS_VALIDITY_BITMAP, 0, 0, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m3_none_, NS_VALIDITY_NONE, 1, 1, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_, NS_VALIDITY_BITMAP, 0, 1, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 0)
-NS_LEAN16_M0_KIND(ns_lean16_m0h_bitmap_, NS_VALIDITY_BITMAP, 0, 0, 1)
-NS_LEAN16_M0_KIND(ns_lean16_m0h_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0, 1)
-NS_LEAN16_M0_KIND(ns_lean16_m3h_bitmap_, NS_VALIDITY_BITMAP, 0, 1, 1)
-NS_LEAN16_M0_KIND(ns_lean16_m3h_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m0_none_, NS_VALIDITY_NONE, 1, 0, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3_none_, NS_VALIDITY_NONE, 1, 1, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_, NS_VALIDITY_BITMAP, 0, 0, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_, NS_VALIDITY_BITMAP, 0, 1, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 0, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0h_bitmap_, NS_VALIDITY_BITMAP, 0, 0, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0h_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3h_bitmap_, NS_VALIDITY_BITMAP, 0, 1, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m3h_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 1, 0)
+NS_LEAN16_M0_KIND(ns_lean16_m0f_bitmap_, NS_VALIDITY_BITMAP, 0, 0, 0, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m0f_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0, 0, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m3f_bitmap_, NS_VALIDITY_BITMAP, 0, 1, 0, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m3f_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 0, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m0hf_bitmap_, NS_VALIDITY_BITMAP, 0, 0, 1, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m0hf_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 0, 1, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m3hf_bitmap_, NS_VALIDITY_BITMAP, 0, 1, 1, 1)
+NS_LEAN16_M0_KIND(ns_lean16_m3hf_bitmap_cneg_, NS_VALIDITY_BITMAP, 1, 1, 1, 1)
 #undef NS_LEAN16_M0_KIND
 
 #undef NS_LEAN16_LOOP
@@ -1865,6 +1888,7 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
                       int64_t *nrun_io, int *zs_io, int64_t *hot)
 {
     const int64_t lim = NS_FN(ns_lean16_lim_)(n, kind, validity_nbytes, bit_offset);
+    const int far = kind == NS_VALIDITY_BITMAP && (uint64_t)n * sizeof(T) >= ns_far16_bytes;
     int32_t ref_in = -1;
     for (;;) {
         int64_t q;
@@ -1874,23 +1898,28 @@ NS_FN(ns_lean16_run_)(const T *d, int64_t n, const int kind, const uint8_t *vali
              * inside a byte (the copy without stops before such a page,
              * the copy with takes pages at a byte too). */
             const int f = hot[2] > 0, h = ((bit_offset + page_starts[p]) & 7) != 0;
-            int64_t (*const m0)(const T *, int64_t, const uint8_t *, int64_t, int64_t,
-                                const int64_t *, int64_t, int64_t, int64_t, int64_t *, int64_t *,
-                                int *, int64_t *, int32_t, int *, int64_t *) =
-                kind != NS_VALIDITY_BITMAP ? (f ? NS_FN(ns_lean16_m3_none_)
-                                                : NS_FN(ns_lean16_m0_none_))
-                : *zs_io ? (f ? (h ? NS_FN(ns_lean16_m3h_bitmap_cneg_)
-                                   : NS_FN(ns_lean16_m3_bitmap_cneg_))
-                              : (h ? NS_FN(ns_lean16_m0h_bitmap_cneg_)
-                                   : NS_FN(ns_lean16_m0_bitmap_cneg_)))
-                         : (f ? (h ? NS_FN(ns_lean16_m3h_bitmap_) : NS_FN(ns_lean16_m3_bitmap_))
-                              : (h ? NS_FN(ns_lean16_m0h_bitmap_) : NS_FN(ns_lean16_m0_bitmap_)));
-            q = m0(d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, lim,
-                   counts, keys, wmode_io, nrun_io, ref_in, zs_io, hot);
+            static int64_t (*const m0_bitmap[2][2][2][2])(
+                const T *, int64_t, const uint8_t *, int64_t, int64_t, const int64_t *, int64_t,
+                int64_t, int64_t, int64_t *, int64_t *, int *, int64_t *, int32_t, int *,
+                int64_t *) = { /* [far][h][f][cneg] */
+                {{{NS_FN(ns_lean16_m0_bitmap_), NS_FN(ns_lean16_m0_bitmap_cneg_)},
+                  {NS_FN(ns_lean16_m3_bitmap_), NS_FN(ns_lean16_m3_bitmap_cneg_)}},
+                 {{NS_FN(ns_lean16_m0h_bitmap_), NS_FN(ns_lean16_m0h_bitmap_cneg_)},
+                  {NS_FN(ns_lean16_m3h_bitmap_), NS_FN(ns_lean16_m3h_bitmap_cneg_)}}},
+                {{{NS_FN(ns_lean16_m0f_bitmap_), NS_FN(ns_lean16_m0f_bitmap_cneg_)},
+                  {NS_FN(ns_lean16_m3f_bitmap_), NS_FN(ns_lean16_m3f_bitmap_cneg_)}},
+                 {{NS_FN(ns_lean16_m0hf_bitmap_), NS_FN(ns_lean16_m0hf_bitmap_cneg_)},
+                  {NS_FN(ns_lean16_m3hf_bitmap_), NS_FN(ns_lean16_m3hf_bitmap_cneg_)}}}};
+            q = (kind != NS_VALIDITY_BITMAP
+                     ? (f ? NS_FN(ns_lean16_m3_none_) : NS_FN(ns_lean16_m0_none_))
+                     : m0_bitmap[far][h][f][*zs_io != 0])(
+                d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, lim, counts,
+                keys, wmode_io, nrun_io, ref_in, zs_io, hot);
         } else {
+            const int h = ((bit_offset + page_starts[p]) & 7) != 0;
             q = (kind != NS_VALIDITY_BITMAP ? NS_FN(ns_lean16_all_none_)
-                 : (bit_offset + page_starts[p]) & 7 ? NS_FN(ns_lean16_allh_bitmap_)
-                                                     : NS_FN(ns_lean16_all_bitmap_))(
+                 : far ? (h ? NS_FN(ns_lean16_allhf_bitmap_) : NS_FN(ns_lean16_allf_bitmap_))
+                       : (h ? NS_FN(ns_lean16_allh_bitmap_) : NS_FN(ns_lean16_all_bitmap_)))(
                 d, n, validity, validity_nbytes, bit_offset, page_starts, p, npages, lim, counts,
                 keys, wmode_io, nrun_io, ref_in, hot);
         }

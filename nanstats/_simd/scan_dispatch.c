@@ -12,6 +12,8 @@ extern const ns_scan_fn ns_table_avx2[3];
 extern const ns_scan_fn ns_table_avx512[3];
 #endif
 
+uint64_t ns_far16_bytes = (uint64_t)16 << 20;
+
 int ns_level_built(int level)
 {
     switch (level) {
