@@ -123,7 +123,6 @@
  * ahead (see NS_LEAN16_LOOP), without nulls always, with a bitmap where
  * the call's values take ns_far16_bytes (scan.h) or more: read from
  * memory, not from the caches. */
-
 #if NS_PREFETCH_BYTES > 0
 #define NS_PF(p) _mm_prefetch((p) + NS_PREFETCH_BYTES, _MM_HINT_T0)
 #define NS_PF_MASK16(p) _mm_prefetch((p) + NS_PREFETCH_BYTES / 2, _MM_HINT_T0)
@@ -1657,8 +1656,9 @@ NS_FN(ns_lean16_)(const T *d, int64_t n, const int kind, const uint8_t *validity
 #undef bb
 #undef NS_ON_BREAK16
 #define NS_ON_BREAK16() ((void)0)
-/* One copy a kind, and for a bitmap one with heads (pages inside a byte),
- * each a function of its own. */
+/* One copy a kind, and for a bitmap copies with heads (pages inside a byte)
+ * and far (data from memory: a second prefetch, NS_LEAN16_LOOP), each a
+ * function of its own. */
 #define NS_LEAN16_ALL_KIND(name, KIND, HEADS, FAR)                            \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
         const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
@@ -1830,8 +1830,9 @@ NS_FN(ns_lean16_m0_)(const T *d, int64_t n, const int kind, const uint8_t *valid
 #undef NS_ZSIGNS16
 #define NS_ZSIGNS16() 0
 /* One copy a kind, with and without cneg, in mode 0 and in mode 3, and for
- * a bitmap with heads (pages inside a byte), each a function of its own
- * (allocated alone). */
+ * a bitmap with heads (pages inside a byte) and far (data from memory: a
+ * second prefetch, NS_LEAN16_LOOP), each a function of its own (allocated
+ * alone). */
 #define NS_LEAN16_M0_KIND(name, KIND, CNEG, FIVE, HEADS, FAR)                 \
     NS_TARGET __attribute__((noinline)) static int64_t NS_FN(name)(           \
         const T *d, int64_t n, const uint8_t *validity, int64_t validity_nbytes, \
