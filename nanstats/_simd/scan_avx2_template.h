@@ -1393,8 +1393,8 @@ NS_FN(ns_lean16_nanref_)(const T *d, int64_t n, const int kind, const uint8_t *v
  * 2.5-3.1% slower at 1e8), but not where AVX2 is the best level: AMD
  * Zen 3 (no AVX-512, 11-13 GB/s a thread), the kernel alone, both builds
  * in one process, medians of 100 paired calls, at 1e8 values pages of
- * 1,000 rows 1.3-2.8% faster, of 4,096 5.4%, of 20,000 3.1% (then 0.99
- * times one summary, 1.05-1.06 before), +NaN only 2.2-3.5%; at 2e7 values
+ * 1,000 rows 0-3.3% faster, of 4,096 5.4%, of 20,000 1.4-4.7% (then 1.00
+ * times one summary, 1.05-1.06 before), +NaN only 2.2-3.5%; at 1e7 values
  * 1.7% and 5.9%; but with the data in L3 (4e6 values) 4.6-5.5% slower and
  * in cache (1e6) 2.5-4.4%.  So with a bitmap there are copies of the
  * loops that prefetch into L2 too (far), for calls whose values take
